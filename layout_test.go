@@ -21,12 +21,21 @@ var domains = []string{"clitask", "fhir", "hl7", "x12", "sftp", "voice", "portal
 // allowedImports says which packages of the module a package (by its path
 // below the module) may import, as DESIGN.md's layout has it: arrows point
 // inward.
+//
+// internal packages are leaves every package may use (the retry policy, the
+// bounded pool, JSON type names); they import only each other.
 func allowedImports(pkg string) (allowed func(string) bool, constrained bool) {
+	internal := func(dep string) bool { return strings.HasPrefix(dep, "internal/") }
 	switch {
+	case strings.HasPrefix(pkg, "internal/"):
+		return internal, true
 	case pkg == "assert":
-		return func(string) bool { return false }, true
+		return internal, true
 	case pkg == "check":
-		return func(dep string) bool { return dep == "assert" }, true
+		return func(dep string) bool { return dep == "assert" || internal(dep) }, true
+	case pkg == "spec":
+		// Typed spec builders: the client re-exports them.
+		return func(dep string) bool { return dep == "assert" || internal(dep) }, true
 	case slices.Contains(domains, strings.SplitN(pkg, "/", 2)[0]):
 		self := strings.SplitN(pkg, "/", 2)[0]
 		return func(dep string) bool {
@@ -34,9 +43,9 @@ func allowedImports(pkg string) (allowed func(string) bool, constrained bool) {
 				dep == self || strings.HasPrefix(dep, self+"/")
 		}, true
 	case pkg == "client":
-		return func(dep string) bool { return dep == "assert" }, true
+		return func(dep string) bool { return dep == "assert" || dep == "spec" || internal(dep) }, true
 	case strings.HasPrefix(pkg, "client/"):
-		return func(dep string) bool { return dep == "assert" || dep == "client" }, true
+		return func(dep string) bool { return dep == "assert" || dep == "spec" || dep == "client" || internal(dep) }, true
 	}
 	return nil, false // sandbox, cmd/assay and examples import many
 }

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
+
+	"github.com/assaykit/assay/internal/pool"
 )
 
 // DefaultAxis is the axis of criteria that name none.
@@ -123,43 +124,18 @@ func (r *Registry) Evaluate(ctx context.Context, criteria []Criterion, env *Env,
 		}
 	}
 	results := make([]CriterionResult, len(criteria))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(o.concurrency, len(criteria)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = r.run(ctx, i, criteria[i], env, o.now)
-			}
-		}()
-	}
-	i := 0
-feed:
-	for ; i < len(criteria); i++ {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	for ; i < len(criteria); i++ {
+	started := pool.Each(ctx, len(criteria), o.concurrency, func(i int) {
+		results[i] = r.run(ctx, i, criteria[i], env, o.now)
+	})
+	for i := started; i < len(criteria); i++ {
 		now := o.now()
 		results[i] = newCriterionResult(i, criteria[i], Errored(fmt.Errorf("not checked: %w", ctx.Err())), now, now)
 	}
 	return Score(results), ctx.Err()
 }
 
-func (r *Registry) run(ctx context.Context, i int, c Criterion, env *Env, now func() time.Time) (out CriterionResult) {
+func (r *Registry) run(ctx context.Context, i int, c Criterion, env *Env, now func() time.Time) CriterionResult {
 	start := now()
-	defer func() {
-		if p := recover(); p != nil {
-			res := Errorf("internal error: the %q check panicked: %v", c.Assertion.Kind(), p)
-			out = newCriterionResult(i, c, res, start, now())
-		}
-	}()
 	var res Result
 	if err := ctx.Err(); err != nil {
 		res = Errored(fmt.Errorf("not checked: %w", err))
@@ -168,7 +144,7 @@ func (r *Registry) run(ctx context.Context, i int, c Criterion, env *Env, now fu
 	} else if a, err := r.Decode(c.Assertion); err != nil {
 		res = Fail(0, err.Error(), nil)
 	} else {
-		res = a.Check(ctx, env)
+		res = Run(ctx, a, env)
 	}
 	return newCriterionResult(i, c, res, start, now())
 }

@@ -67,9 +67,29 @@ func (e *SpecError) Error() string {
 // Unwrap returns the underlying cause.
 func (e *SpecError) Unwrap() error { return e.Err }
 
+// entry is one registered kind. Its schema is compiled on first use, not at
+// Register: a program that imports every kind but decodes two pays for two
+// (compiling all sixteen schemas was most of the command's start-up).
 type entry struct {
+	kind    string
+	schema  []byte
+	lenient bool
+	decode  DecodeFunc
+
+	once      sync.Once
 	validator *Validator
-	decode    DecodeFunc
+	err       error
+}
+
+// compiled returns the entry's validator, compiling it on first use.
+func (e *entry) compiled() (*Validator, error) {
+	e.once.Do(func() {
+		e.validator, e.err = NewValidator(e.kind, e.schema, e.lenient)
+		if e.err != nil {
+			e.err = fmt.Errorf("the schema registered for %q does not compile: %w", e.kind, e.err)
+		}
+	})
+	return e.validator, e.err
 }
 
 // Registry maps a kind (the discriminator) to a JSON Schema and a DecodeFunc.
@@ -80,7 +100,7 @@ type entry struct {
 // kinds it wants. A Registry is safe for concurrent use.
 type Registry struct {
 	mu      sync.RWMutex
-	kinds   map[string]entry
+	kinds   map[string]*entry
 	lenient bool
 }
 
@@ -94,7 +114,7 @@ func AllowUnknownKeys() RegistryOption { return func(r *Registry) { r.lenient = 
 
 // NewRegistry returns an empty registry.
 func NewRegistry(opts ...RegistryOption) *Registry {
-	r := &Registry{kinds: map[string]entry{}}
+	r := &Registry{kinds: map[string]*entry{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -109,7 +129,10 @@ func DefaultRegistry() *Registry { return defaultRegistry }
 // Register adds a kind with its JSON Schema (draft 2020-12, describing the
 // whole {"assert": KIND, ...} object) and its decoder. Like database/sql's
 // Register it panics on a programmer error: an empty kind, a kind registered
-// twice, a nil decoder, or a schema that does not compile.
+// twice, a nil decoder, or a schema that is not JSON. The schema is
+// compiled when the kind is first decoded; a schema that does not compile
+// then makes every spec of the kind invalid, saying so (each kind's tests
+// decode it, so this never reaches a user).
 func (r *Registry) Register(kind string, schema []byte, decode DecodeFunc) {
 	if kind == "" {
 		panic("assert: Register with an empty kind")
@@ -117,16 +140,15 @@ func (r *Registry) Register(kind string, schema []byte, decode DecodeFunc) {
 	if decode == nil {
 		panic("assert: Register " + kind + " with a nil DecodeFunc")
 	}
-	v, err := NewValidator(kind, schema, r.lenient)
-	if err != nil {
-		panic(fmt.Sprintf("assert: Register %s: %v", kind, err))
+	if !gjson.ValidBytes(schema) {
+		panic("assert: Register " + kind + ": the schema is not JSON")
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.kinds[kind]; dup {
 		panic("assert: Register called twice for kind " + kind)
 	}
-	r.kinds[kind] = entry{validator: v, decode: decode}
+	r.kinds[kind] = &entry{kind: kind, schema: bytes.Clone(schema), lenient: r.lenient, decode: decode}
 }
 
 // Kinds returns the registered kinds, sorted.
@@ -147,10 +169,10 @@ func (r *Registry) Schema(kind string) (json.RawMessage, bool) {
 	if !ok {
 		return nil, false
 	}
-	return e.validator.Schema(), true
+	return json.RawMessage(bytes.Clone(e.schema)), true
 }
 
-func (r *Registry) lookup(kind string) (entry, bool) {
+func (r *Registry) lookup(kind string) (*entry, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	e, ok := r.kinds[kind]
@@ -270,7 +292,11 @@ func (r *Registry) decodeValue(v any, raw []byte, pos Positions) (Assertion, err
 		}
 		return nil, fail(kind, ptr, fmt.Sprintf("unknown kind %q (known: %s)", kind, strings.Join(r.Kinds(), ", ")), ErrUnknownKind)
 	}
-	if viols := e.validator.Validate(obj, pos); len(viols) > 0 {
+	validator, err := e.compiled()
+	if err != nil {
+		return nil, fail(kind, "", err.Error(), err)
+	}
+	if viols := validator.Validate(obj, pos); len(viols) > 0 {
 		return nil, &SpecError{Kind: kind, Violations: viols}
 	}
 	a, err := e.decode(Spec(raw))

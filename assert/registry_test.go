@@ -143,6 +143,19 @@ func TestConvertYAMLKeepsOrderAndTypes(t *testing.T) {
 	}
 }
 
+// A schema that is JSON but does not compile is found when the kind is
+// first decoded (schemas compile lazily): every spec of it is then invalid,
+// saying why, and nothing panics.
+func TestSchemaCompiledOnFirstUse(t *testing.T) {
+	r := newTestRegistry()
+	r.Register("y", []byte(`{"type": 5}`), func(assert.Spec) (assert.Assertion, error) { return nil, nil })
+	_, err := r.Decode([]byte(`{"assert": "y"}`))
+	var se *assert.SpecError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "does not compile") {
+		t.Fatalf("decode with a broken schema: %v", err)
+	}
+}
+
 func TestRegisterPanics(t *testing.T) {
 	cases := map[string]func(r *assert.Registry){
 		"empty kind": func(r *assert.Registry) {
@@ -152,8 +165,8 @@ func TestRegisterPanics(t *testing.T) {
 			r.Register("fixed", []byte(`{}`), func(assert.Spec) (assert.Assertion, error) { return nil, nil })
 		},
 		"nil decode": func(r *assert.Registry) { r.Register("x", []byte(`{}`), nil) },
-		"bad schema": func(r *assert.Registry) {
-			r.Register("y", []byte(`{"type": 5}`), func(assert.Spec) (assert.Assertion, error) { return nil, nil })
+		"schema not JSON": func(r *assert.Registry) {
+			r.Register("y", []byte(`{"type": `), func(assert.Spec) (assert.Assertion, error) { return nil, nil })
 		},
 	}
 	for name, f := range cases {

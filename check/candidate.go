@@ -209,3 +209,46 @@ func plural(n int, noun string) string {
 	}
 	return strconv.Itoa(n) + " " + noun
 }
+
+// Candidates is the skeleton every candidate check follows: the kind
+// supplies the items its source holds, which of them are candidates, and
+// how one is judged; Result does the rest (best candidate, score, details,
+// evidence) by the rules in the package documentation. A kind's Check is
+// then: look up the source, load the items (a load error is
+// assert.Errored), fill in Candidates, return its Result.
+type Candidates[T any] struct {
+	// Items are what the source holds, in source order.
+	Items []T
+	// Correlate says whether an item is a candidate; nil makes every item
+	// one.
+	Correlate func(item T) bool
+	// Fields is the number of field assertions each candidate is judged on.
+	Fields int
+	// Judge returns a candidate's key and field results; i is the item's
+	// position in Items.
+	Judge func(i int, item T) Candidate
+	// Report says what was searched, for the details. Its Held defaults to
+	// len(Items).
+	Report Report
+}
+
+// Result judges the candidates in source order and returns the check's
+// Result. Judge is called at most once per candidate and not at all after a
+// candidate satisfies every field.
+func (c Candidates[T]) Result() assert.Result {
+	picks := make([]int, 0, len(c.Items))
+	for i, item := range c.Items {
+		if c.Correlate == nil || c.Correlate(item) {
+			picks = append(picks, i)
+		}
+	}
+	report := c.Report
+	if report.Held == 0 {
+		report.Held = len(c.Items)
+	}
+	m := BestOf(len(picks), c.Fields, func(j int) Candidate {
+		i := picks[j]
+		return c.Judge(i, c.Items[i])
+	})
+	return m.Result(report)
+}

@@ -13,6 +13,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/assaykit/assay/internal/retry"
 )
 
 // APIKeyEnv is the environment variable New reads the API key from when no
@@ -140,7 +142,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if s.retry != nil {
 		c.retry = *s.retry
 	}
-	c.retry = c.retry.withDefaults()
+	c.retry = c.retry.WithDefaults()
 	if s.timeout != nil {
 		c.timeout = *s.timeout
 	}
@@ -244,7 +246,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		target += "?" + q
 		shown += "?" + q
 	}
-	retries := c.retry.retries(method)
+	retries := c.retry.Retries(method)
 	var last error
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -271,14 +273,14 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		if outcome == nil || !retries || attempt > c.retry.MaxRetries {
 			return c.finish(method, shown, resp, body, outcome, attempt, last)
 		}
-		retry, checkErr := c.retry.CheckRetry(ctx, resp, err)
+		again, checkErr := c.retry.CheckRetry(ctx, resp, err)
 		if checkErr != nil {
 			return nil, nil, &RequestError{Method: method, URL: shown, Attempts: attempt, Err: c.scrubError(checkErr), Last: outcome}
 		}
-		if !retry {
+		if !again {
 			return c.finish(method, shown, resp, body, outcome, attempt, last)
 		}
-		wait := capWait(c.retry.Backoff(c.retry.MinWait, c.retry.MaxWait, attempt-1, resp), c.retry.MaxWait)
+		wait := retry.CapWait(c.retry.Backoff(c.retry.MinWait, c.retry.MaxWait, attempt-1, resp), c.retry.MaxWait)
 		if c.logger != nil {
 			c.logger.InfoContext(ctx, "criteria API retry", "method", method, "url", shown, "attempt", attempt,
 				"wait", wait, "reason", strings.TrimPrefix(outcome.Error(), "client: "))

@@ -2,26 +2,23 @@ package client
 
 import (
 	"context"
-	"crypto/x509"
-	"errors"
-	"math"
-	"math/rand/v2"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/assaykit/assay/internal/retry"
 )
 
-// Retry defaults.
+// Retry defaults. They are the ones every HTTP client of assay shares (the
+// FHIR search client and the LLM judge use the same policy).
 const (
 	// DefaultMaxRetries is how many times a request is retried after its
 	// first attempt: 3 retries, 4 attempts in all.
-	DefaultMaxRetries = 3
+	DefaultMaxRetries = retry.DefaultMaxRetries
 	// DefaultMinWait is the first backoff step.
-	DefaultMinWait = 500 * time.Millisecond
+	DefaultMinWait = retry.DefaultMinWait
 	// DefaultMaxWait caps every wait between attempts, Retry-After
 	// included.
-	DefaultMaxWait = 30 * time.Second
+	DefaultMaxWait = retry.DefaultMaxWait
 )
 
 // CheckRetry decides, after an attempt, whether the request should be sent
@@ -32,154 +29,38 @@ const (
 // The client consults CheckRetry only for requests it may retry (GET, PATCH
 // and DELETE, and POST when RetryPolicy.RetryPOST is set), and at most
 // RetryPolicy.MaxRetries times.
-type CheckRetry func(ctx context.Context, resp *http.Response, err error) (bool, error)
+type CheckRetry = retry.CheckRetry
 
 // Backoff returns how long to wait before retry number attempt (0 for the
 // first retry) after resp (nil when the attempt got no response). The client
 // caps the result at maxWait.
-type Backoff func(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration
+type Backoff = retry.Backoff
 
 // RetryPolicy says which failed requests are sent again and how long to wait
 // in between. Use DefaultRetryPolicy and change what you need; zero
 // durations and nil functions take the defaults, but MaxRetries 0 means no
 // retries.
-type RetryPolicy struct {
-	// MaxRetries is how many times a request may be retried after its
-	// first attempt; 0 disables retrying.
-	MaxRetries int
-	// MinWait is the first backoff step (default DefaultMinWait); MaxWait
-	// caps every wait, Retry-After included (default DefaultMaxWait).
-	MinWait, MaxWait time.Duration
-	// RetryPOST lets Create retry. It is off by default: a POST whose
-	// response was lost may have created the criterion, and sending it
-	// again could create a second one.
-	RetryPOST bool
-	// CheckRetry decides what is worth retrying; nil means
-	// DefaultCheckRetry.
-	CheckRetry CheckRetry
-	// Backoff decides how long to wait; nil means DefaultBackoff.
-	Backoff Backoff
-}
+type RetryPolicy = retry.Policy
 
 // DefaultRetryPolicy returns the policy New uses: at most 3 retries (4
-// attempts) of GET, PATCH and DELETE on 429, 5xx (but 501) and connection
-// failures, waiting DefaultBackoff between attempts, capped at 30 s.
-func DefaultRetryPolicy() RetryPolicy {
-	return RetryPolicy{
-		MaxRetries: DefaultMaxRetries,
-		MinWait:    DefaultMinWait,
-		MaxWait:    DefaultMaxWait,
-		CheckRetry: DefaultCheckRetry,
-		Backoff:    DefaultBackoff,
-	}
-}
+// attempts) of GET, PATCH and DELETE on 408, 429, 5xx (but 501) and
+// connection failures, waiting DefaultBackoff between attempts, capped at
+// 30 s.
+func DefaultRetryPolicy() RetryPolicy { return retry.Default() }
 
-// withDefaults fills the zero fields.
-func (p RetryPolicy) withDefaults() RetryPolicy {
-	p.MaxRetries = max(p.MaxRetries, 0)
-	if p.MinWait <= 0 {
-		p.MinWait = DefaultMinWait
-	}
-	if p.MaxWait <= 0 {
-		p.MaxWait = DefaultMaxWait
-	}
-	p.MinWait = min(p.MinWait, p.MaxWait)
-	if p.CheckRetry == nil {
-		p.CheckRetry = DefaultCheckRetry
-	}
-	if p.Backoff == nil {
-		p.Backoff = DefaultBackoff
-	}
-	return p
-}
-
-// DefaultCheckRetry retries a 429 (Too Many Requests), any 5xx status except
-// 501 (Not Implemented, which no retry fixes), and an attempt that got no
-// response (a refused or reset connection, an attempt timeout), except when
-// the failure cannot heal: a TLS certificate the client does not trust. It
+// DefaultCheckRetry retries a 408 (Request Timeout), a 429 (Too Many
+// Requests), any 5xx status except 501 (Not Implemented, which no retry
+// fixes), and an attempt that got no response (a refused or reset
+// connection, an attempt timeout), except when the failure cannot heal: a
+// TLS certificate the client does not trust. Every other 4xx is final. It
 // never retries once ctx has ended, and then returns ctx's error.
 func DefaultCheckRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return false, ctxErr
-	}
-	if err != nil {
-		var unknownAuthority x509.UnknownAuthorityError
-		var invalidCert x509.CertificateInvalidError
-		var hostname x509.HostnameError
-		if errors.As(err, &unknownAuthority) || errors.As(err, &invalidCert) || errors.As(err, &hostname) {
-			return false, nil
-		}
-		return true, nil
-	}
-	if resp == nil {
-		return false, nil
-	}
-	return resp.StatusCode == http.StatusTooManyRequests ||
-		(resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented), nil
+	return retry.DefaultCheckRetry(ctx, resp, err)
 }
 
 // DefaultBackoff honours a 429 or 503 response's Retry-After header (delay
 // seconds or an HTTP date), up to maxWait; otherwise it waits
-// minWait*2^attempt, capped at maxWait, with "equal jitter": half of that step, plus a random
-// amount up to the other half, so that clients that failed together do not
-// retry together.
+// minWait*2^attempt, capped at maxWait, with "equal jitter".
 func DefaultBackoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		if wait, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			return capWait(wait, maxWait)
-		}
-	}
-	step := float64(minWait) * math.Pow(2, float64(attempt))
-	if step > float64(maxWait) || math.IsNaN(step) || step < 0 {
-		step = float64(maxWait)
-	}
-	half := time.Duration(step / 2)
-	if half <= 0 {
-		return time.Duration(step)
-	}
-	return half + rand.N(half+1)
-}
-
-// capWait keeps a wait within [0, maxWait].
-func capWait(wait, maxWait time.Duration) time.Duration {
-	return min(max(wait, 0), maxWait)
-}
-
-// retryAfter reads a Retry-After value: a non-negative number of seconds or
-// an HTTP date (a date in the past means now). Anything else is ignored.
-func retryAfter(value string, now time.Time) (time.Duration, bool) {
-	value = strings.TrimSpace(value)
-	if value == "" {
-		return 0, false
-	}
-	if value[0] >= '0' && value[0] <= '9' {
-		secs, err := strconv.ParseUint(value, 10, 63)
-		if err != nil {
-			// Too many seconds to count: as long as the cap allows.
-			if errors.Is(err, strconv.ErrRange) {
-				return math.MaxInt64, true
-			}
-			return 0, false
-		}
-		if secs > uint64(math.MaxInt64/int64(time.Second)) {
-			return math.MaxInt64, true
-		}
-		return time.Duration(secs) * time.Second, true
-	}
-	when, err := http.ParseTime(value)
-	if err != nil {
-		return 0, false
-	}
-	return max(when.Sub(now), 0), true
-}
-
-// retries reports whether the client may send method again.
-func (p RetryPolicy) retries(method string) bool {
-	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodDelete, http.MethodPut, http.MethodOptions:
-		return p.MaxRetries > 0
-	case http.MethodPost:
-		return p.MaxRetries > 0 && p.RetryPOST
-	}
-	return false
+	return retry.DefaultBackoff(minWait, maxWait, attempt, resp)
 }

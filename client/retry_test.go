@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/assaykit/assay/internal/retry"
 )
 
 // scripted answers the i-th request with statuses[i] (the last one
@@ -240,7 +242,7 @@ func TestRetryAfterParse(t *testing.T) {
 		{"tomorrow", 0, false},
 	}
 	for _, tt := range tests {
-		got, ok := retryAfter(tt.in, now)
+		got, ok := retry.RetryAfter(tt.in, now)
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("retryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}

@@ -14,6 +14,7 @@ func init() { register("cli", loadCLI) }
 // workdir, when relative, is relative to the cli folder. A cli/ folder
 // without a readable trace still attaches a source, which reports the
 // problem as an error; verify runs with the process environment.
-func loadCLI(dir string, env *assert.Env, _ Options) {
+func loadCLI(f folder, env *assert.Env, _ Options) {
+	dir := f.dir
 	clitask.Attach(env, clitask.OpenTrace(filepath.Join(dir, "trace.json")))
 }

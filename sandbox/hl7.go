@@ -11,6 +11,7 @@ func init() { register("hl7", loadHL7) }
 // file, in name order, each holding one or more messages. The files are
 // read when a check first needs them; one that cannot be read or parsed
 // makes the checks that read the source report status error.
-func loadHL7(dir string, env *assert.Env, _ Options) {
+func loadHL7(f folder, env *assert.Env, _ Options) {
+	dir := f.dir
 	hl7.Attach(env, hl7.DirSource(dir))
 }

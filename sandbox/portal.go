@@ -11,6 +11,7 @@ func init() { register("portal", loadPortal) }
 
 // loadPortal attaches portal/state.json. A portal/ folder without it still
 // attaches a source, which reports the missing file as an error.
-func loadPortal(dir string, env *assert.Env, _ Options) {
+func loadPortal(f folder, env *assert.Env, _ Options) {
+	dir := f.dir
 	portal.Attach(env, portal.FileState(filepath.Join(dir, "state.json")))
 }

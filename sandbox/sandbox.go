@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 )
 
 // Options tune how a snapshot is loaded.
@@ -17,13 +19,27 @@ type Options struct {
 	// phrase matcher of voice checks; empty values fall back to the
 	// ASSAY_JUDGE_* environment variables.
 	JudgeURL, JudgeModel, JudgeAPIKey string
+	// MaxFileSize caps every evidence file a source reads (<= 0:
+	// check.DefaultMaxFileSize, 64 MiB). A larger file is an error for the
+	// checks that need it.
+	MaxFileSize int64
+}
+
+// folder is one subfolder of a snapshot, as a loader sees it.
+type folder struct {
+	// fsys is the subfolder's file system.
+	fsys fs.FS
+	// dir is its path on disk, or "" when the snapshot is not on disk (a
+	// tarball, an embed.FS). Only what must run there (a cli trace's
+	// relative workdir) needs it.
+	dir string
 }
 
 // loader attaches the sources of one subfolder of a snapshot to env. It is
 // called only when the subfolder exists. Problems with the evidence inside
 // are not returned: they are attached as sources that report them, so the
 // checks that need the evidence say status error and the others still run.
-type loader func(dir string, env *assert.Env, opts Options)
+type loader func(f folder, env *assert.Env, opts Options)
 
 var loaders = map[string]loader{}
 
@@ -50,7 +66,9 @@ func Folders() []string {
 // exist.
 var ErrNotFound = errors.New("sandbox folder not found")
 
-// Load reads the snapshot in dir into a new Env.
+// Load reads the snapshot in the folder dir into a new Env. Files are read
+// through check.DirFS, so a symbolic link inside the snapshot is followed
+// only while it stays inside it.
 //
 // It fails only when dir itself is missing or not a folder. A missing
 // subfolder leaves that source absent (its checks report status error); an
@@ -67,12 +85,44 @@ func Load(dir string, opts Options) (*assert.Env, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("sandbox: %s is not a folder", dir)
 	}
+	return load(check.DirFS(dir), dir, opts), nil
+}
+
+// LoadFS reads a snapshot from a file system whose root is the snapshot
+// folder: an embed.FS (through fs.Sub), a tarball unpacked in memory, an
+// object store's fs.FS. It never fails; a missing subfolder leaves that
+// source absent. A cli trace's relative workdir has no folder on disk to
+// resolve against there, so the checks that look at the working directory
+// (file_exists, file_contains, verify) need an absolute one.
+func LoadFS(fsys fs.FS, opts Options) *assert.Env { return load(fsys, "", opts) }
+
+func load(fsys fs.FS, dir string, opts Options) *assert.Env {
 	env := assert.NewEnv()
 	for _, sub := range Folders() {
-		path := filepath.Join(dir, sub)
-		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-			loaders[sub](path, env, opts)
+		fi, err := fs.Stat(fsys, sub)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		f := folder{dir: ""}
+		if dir != "" {
+			f.dir = filepath.Join(dir, sub)
+		}
+		if f.fsys, err = fs.Sub(fsys, path.Clean(sub)); err != nil {
+			continue
+		}
+		loaders[sub](f, env, opts)
+	}
+	return env
+}
+
+// Present returns the known evidence folders the snapshot fsys holds, so
+// that a caller can warn about a snapshot that holds none.
+func Present(fsys fs.FS) []string {
+	var out []string
+	for _, sub := range Folders() {
+		if fi, err := fs.Stat(fsys, sub); err == nil && fi.IsDir() {
+			out = append(out, sub)
 		}
 	}
-	return env, nil
+	return out
 }

@@ -1,0 +1,187 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// DefaultMaxFileSize is how many bytes of one evidence file a source reads
+// unless told otherwise: 64 MiB. A larger file is an error that says so,
+// never an out-of-memory death.
+const DefaultMaxFileSize int64 = 64 << 20
+
+// ErrNotRegular is wrapped by the FileError of a FIFO, device, socket or
+// folder where an evidence file belongs. Reading one could block for ever
+// (a FIFO) or never end (a device), so sources refuse it.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge is wrapped by the FileError of a file over the size cap.
+var ErrTooLarge = errors.New("file is over the size cap")
+
+// FileError reports an evidence file that cannot be read: missing, not a
+// regular file, over the cap, or unreadable. Sources return it (wrapped)
+// so that the checks that need the file report status error.
+type FileError struct {
+	// Path is the file's name within its folder or snapshot.
+	Path string
+	// Size and Limit are the file's size and the cap, for ErrTooLarge.
+	Size, Limit int64
+	// Err is the cause: ErrNotRegular, ErrTooLarge, or an fs error.
+	Err error
+}
+
+func (e *FileError) Error() string {
+	switch {
+	case errors.Is(e.Err, ErrTooLarge):
+		return fmt.Sprintf("%s: %d bytes is over the %d-byte cap on an evidence file", e.Path, e.Size, e.Limit)
+	case errors.Is(e.Err, ErrNotRegular):
+		return fmt.Sprintf("%s: %v", e.Path, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Path, unwrapPathError(e.Err))
+}
+
+// Unwrap returns the cause.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// unwrapPathError drops the *fs.PathError wrapper, whose path FileError
+// already names.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// ReadFile reads name from fsys as recorded evidence: a regular file only
+// (anything else is ErrNotRegular, checked before the file is opened, so a
+// FIFO cannot block), at most limit bytes (limit <= 0 means
+// DefaultMaxFileSize; a larger file is ErrTooLarge, also when it grows while
+// being read). Every error is a *FileError. Use it, with DirFS, for every
+// file a source reads.
+func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultMaxFileSize
+	}
+	fail := func(size int64, err error) ([]byte, error) {
+		return nil, &FileError{Path: name, Size: size, Limit: limit, Err: err}
+	}
+	fi, err := fs.Stat(fsys, name)
+	if err != nil {
+		return fail(0, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fail(0, fmt.Errorf("%w (it is %s)", ErrNotRegular, modeName(fi.Mode())))
+	}
+	if fi.Size() > limit {
+		return fail(fi.Size(), ErrTooLarge)
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return fail(0, err)
+	}
+	defer f.Close()
+	// Stat again through the open file: the name may have been swapped for
+	// something else between the two looks.
+	if fi, err = f.Stat(); err != nil {
+		return fail(0, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fail(0, fmt.Errorf("%w (it is %s)", ErrNotRegular, modeName(fi.Mode())))
+	}
+	buf := make([]byte, 0, min(fi.Size(), limit)+1)
+	for {
+		if int64(len(buf)) > limit {
+			return fail(int64(len(buf)), ErrTooLarge)
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):min(int64(cap(buf)), limit+1)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fail(0, err)
+		}
+	}
+	if int64(len(buf)) > limit {
+		return fail(int64(len(buf)), ErrTooLarge)
+	}
+	return buf, nil
+}
+
+// modeName says what kind of file a mode describes.
+func modeName(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
+}
+
+// DirFS returns the file system of the folder dir, for sources that read a
+// snapshot from disk. Unlike os.DirFS, a symbolic link is followed only
+// while it stays inside dir (one that leads out, or an absolute one, is an
+// error, as os.Root has it), and opening a FIFO never blocks. It implements
+// fs.StatFS and fs.ReadDirFS.
+func DirFS(dir string) fs.FS { return dirFS(dir) }
+
+type dirFS string
+
+func (d dirFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	root, err := os.OpenRoot(string(d))
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: unwrapPathError(err)}
+	}
+	defer root.Close()
+	// O_NONBLOCK: a FIFO opens at once instead of waiting for a writer; it
+	// has no effect on the regular files and folders sources read.
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: unwrapPathError(err)}
+	}
+	return f, nil
+}
+
+func (d dirFS) Stat(name string) (fs.FileInfo, error) {
+	f, err := d.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Stat()
+}
+
+func (d dirFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	f, err := d.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rd, ok := f.(fs.ReadDirFile)
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
+	}
+	list, err := rd.ReadDir(-1)
+	slices.SortFunc(list, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return list, err
+}
