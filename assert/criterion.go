@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/assaykit/assay/internal/jsonkind"
 	"github.com/tidwall/gjson"
 )
 
@@ -80,21 +83,92 @@ func (e *CriteriaError) Error() string {
 // Unwrap returns the underlying cause.
 func (e *CriteriaError) Unwrap() error { return e.Err }
 
-// ParseCriteria reads a criteria document: a JSON array of criterion objects,
-// or a list response {"data": [...]}. It rejects, with a *CriteriaError
-// carrying the JSON pointer, a document that is not JSON, that is neither
-// shape, an item that is not an object, a field of the wrong type, and a
-// weight that is negative or not a number. It does not decode the
-// assertions: an unknown kind or an invalid spec fails only its own criterion
-// when evaluated (assay validate reports them).
+// CriteriaErrors lists every problem ParseCriteria found, in document
+// order. errors.As finds the first *CriteriaError in it.
+type CriteriaErrors []*CriteriaError
+
+func (e CriteriaErrors) Error() string {
+	parts := make([]string, len(e))
+	for i, ce := range e {
+		parts[i] = ce.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Unwrap returns the problems, for errors.As and errors.Is.
+func (e CriteriaErrors) Unwrap() []error {
+	out := make([]error, len(e))
+	for i, ce := range e {
+		out[i] = ce
+	}
+	return out
+}
+
+// CriterionKeys are the keys a criterion object has, in the API's order. A
+// criteria file may hold no other (ParseCriteria rejects a typo such as
+// "wieght", which would otherwise weigh 1).
+var CriterionKeys = []string{"id", "task_id", "input_entity_id", "label", "assertion", "weight", "axis", "created_at"}
+
+// ParseCriteria reads a criteria file: a JSON array of criterion objects,
+// or a list response {"data": [...]} (its keys other than "data" are
+// ignored). It is strict, as a file a person wrote must be: it rejects a
+// document that is not JSON or neither shape, and, for each item, one that
+// is not an object, lacks "assertion" or has one that is not an object, has
+// a key other than CriterionKeys, a field of the wrong type, or a weight
+// that is negative or not a finite number (null means 1). Every problem is
+// reported at once, as CriteriaErrors of *CriteriaError, each with its JSON
+// pointer. It does not decode the assertions: an unknown kind or an invalid
+// spec fails only its own criterion when evaluated (assay validate reports
+// them). Criteria read from the API are read leniently instead
+// (Criterion.UnmarshalJSON ignores keys it does not know).
 func ParseCriteria(data []byte) ([]Criterion, error) {
+	out, _, problems := parseCriteria(data, nil)
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	return out, nil
+}
+
+// ValidateCriteria reads a criteria file as ParseCriteria does and also
+// decodes every assertion through r, returning every problem at once in
+// document order: the file's own (unknown keys, wrong types) and each
+// assertion's schema violations, with pointers into the file and the kind
+// in parentheses. It is what assay validate reports.
+func (r *Registry) ValidateCriteria(data []byte) CriteriaErrors {
+	_, _, problems := parseCriteria(data, func(ptr string, spec Spec) []*CriteriaError {
+		if _, err := r.Decode(spec); err != nil {
+			var se *SpecError
+			if !errors.As(err, &se) {
+				return []*CriteriaError{{Pointer: ptr, Message: err.Error(), Err: err}}
+			}
+			var out []*CriteriaError
+			for _, v := range se.Violations {
+				msg := v.Message
+				if se.Kind != "" {
+					msg += " (" + se.Kind + ")"
+				}
+				out = append(out, &CriteriaError{Pointer: ptr + v.Pointer, Message: msg, Err: se})
+			}
+			return out
+		}
+		return nil
+	})
+	return problems
+}
+
+// parseCriteria reads a criteria file strictly; decode, when set, is called
+// for every object assertion with its pointer in the file.
+func parseCriteria(data []byte, decode func(ptr string, spec Spec) []*CriteriaError) ([]Criterion, string, CriteriaErrors) {
+	fatal := func(ce *CriteriaError) ([]Criterion, string, CriteriaErrors) {
+		return nil, "", CriteriaErrors{ce}
+	}
 	data = bytes.TrimSpace(data)
 	base := ""
 	var items []json.RawMessage
 	switch {
 	case len(data) > 0 && data[0] == '[':
 		if err := strictUnmarshal(data, &items); err != nil {
-			return nil, &CriteriaError{Message: "not JSON: " + err.Error(), Err: err}
+			return fatal(&CriteriaError{Message: "not JSON: " + syntaxError(data, err), Err: err})
 		}
 	case len(data) > 0 && data[0] == '{':
 		var list struct {
@@ -102,12 +176,12 @@ func ParseCriteria(data []byte) ([]Criterion, error) {
 		}
 		if err := strictUnmarshal(data, &list); err != nil {
 			if !json.Valid(data) {
-				return nil, &CriteriaError{Message: "not JSON: " + err.Error(), Err: err}
+				return fatal(&CriteriaError{Message: "not JSON: " + syntaxError(data, err), Err: err})
 			}
-			return nil, &CriteriaError{Pointer: "/data", Message: "must be an array of criteria", Err: err}
+			return fatal(&CriteriaError{Pointer: "/data", Message: "must be an array of criteria", Err: err})
 		}
 		if list.Data == nil {
-			return nil, &CriteriaError{Message: `an object criteria document must be a list response {"data": [...]}`}
+			return fatal(&CriteriaError{Message: `an object criteria document must be a list response {"data": [...]}`})
 		}
 		items, base = *list.Data, "/data"
 	default:
@@ -117,23 +191,42 @@ func ParseCriteria(data []byte) ([]Criterion, error) {
 			if err == nil {
 				err = errors.New("empty input")
 			}
-			return nil, &CriteriaError{Message: "not JSON: " + err.Error(), Err: err}
+			return fatal(&CriteriaError{Message: "not JSON: " + syntaxError(data, err), Err: err})
 		}
-		return nil, &CriteriaError{Message: `criteria must be a JSON array or a list response {"data": [...]}`}
+		return fatal(&CriteriaError{Message: `criteria must be a JSON array or a list response {"data": [...]}`})
 	}
 	out := make([]Criterion, len(items))
+	var problems CriteriaErrors
 	for i, raw := range items {
 		ptr := IndexPointer(base, i)
-		if err := out[i].parse(raw); err != nil {
-			var ce *CriteriaError
-			if errors.As(err, &ce) {
-				ce.Pointer = ptr + ce.Pointer
-				return nil, ce
-			}
-			return nil, &CriteriaError{Pointer: ptr, Message: err.Error(), Err: err}
+		for _, ce := range out[i].parse(raw, true) {
+			ce.Pointer = ptr + ce.Pointer
+			problems = append(problems, ce)
+		}
+		if a := out[i].Assertion; decode != nil && gjson.ParseBytes(a).IsObject() {
+			problems = append(problems, decode(ptr+"/assertion", a)...)
 		}
 	}
-	return out, nil
+	return out, base, problems
+}
+
+// syntaxError renders a JSON decoding error with the line and column it
+// happened at, when it knows the offset.
+func syntaxError(data []byte, err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	offset := int64(-1)
+	switch {
+	case errors.As(err, &se):
+		offset = se.Offset
+	case errors.As(err, &te):
+		offset = te.Offset
+	}
+	if offset < 0 {
+		return err.Error()
+	}
+	line, col := LineColumn(data, int(offset))
+	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
 }
 
 func strictUnmarshal(data []byte, v any) error {
@@ -147,26 +240,49 @@ func strictUnmarshal(data []byte, v any) error {
 	return nil
 }
 
-// UnmarshalJSON decodes a criterion object, checking every field's type and
-// the weight (negative, NaN or non-number weights are errors).
-func (c *Criterion) UnmarshalJSON(data []byte) error { return c.parse(data) }
+// UnmarshalJSON decodes a criterion object leniently, as the API's answers
+// are read: keys it does not know are ignored (the server may add fields),
+// but every known field's type and the weight (negative, NaN or non-number
+// weights are errors) are checked.
+func (c *Criterion) UnmarshalJSON(data []byte) error {
+	if problems := c.parse(data, false); len(problems) > 0 {
+		return problems[0]
+	}
+	return nil
+}
 
-func (c *Criterion) parse(raw json.RawMessage) error {
+// parse decodes a criterion object and returns every problem found. strict
+// is a criteria file's reading: unknown keys and a missing or non-object
+// assertion are problems too.
+func (c *Criterion) parse(raw json.RawMessage, strict bool) (problems []*CriteriaError) {
 	// gjson walks the object once without reflection: criteria lists of
 	// thousands decode on the client's and Evaluate's paths.
 	if !gjson.ValidBytes(raw) {
-		return &CriteriaError{Message: "a criterion must be a JSON object, not invalid JSON"}
+		return []*CriteriaError{{Message: "a criterion must be a JSON object, not invalid JSON"}}
 	}
 	obj := gjson.ParseBytes(raw)
 	if !obj.IsObject() {
-		return &CriteriaError{Message: "a criterion must be a JSON object, not " + jsonKind(raw)}
+		return []*CriteriaError{{Message: "a criterion must be a JSON object, not " + jsonkind.OfRaw(raw)}}
 	}
 	*c = Criterion{}
-	var err error
+	hasAssertion := false
 	obj.ForEach(func(k, v gjson.Result) bool {
+		if strict && !slices.Contains(CriterionKeys, k.Str) {
+			problems = append(problems, &CriteriaError{Pointer: "/" + EscapePointer(k.Str),
+				Message: fmt.Sprintf("unknown criterion key %q (a criterion has %s)", k.Str, strings.Join(CriterionKeys, ", "))})
+			return true
+		}
+		if k.Str == "assertion" {
+			hasAssertion = true
+			if strict && !v.IsObject() {
+				problems = append(problems, &CriteriaError{Pointer: "/assertion", Message: "assertion must be an object, not " + jsonkind.OfResult(v)})
+				return true
+			}
+		}
 		if v.Type == gjson.Null {
 			return true
 		}
+		var err *CriteriaError
 		var dst *string
 		switch k.Str {
 		case "id":
@@ -184,32 +300,39 @@ func (c *Criterion) parse(raw json.RawMessage) error {
 		case "weight":
 			w, ok := finiteNumber(v)
 			if !ok {
-				err = &CriteriaError{Pointer: "/weight", Message: "weight must be a number, not " + jsonKind(json.RawMessage(v.Raw)), Err: ErrInvalidWeight}
-				return false
-			}
-			if w < 0 {
+				err = &CriteriaError{Pointer: "/weight", Message: "weight must be a number, not " + jsonkind.OfResult(v), Err: ErrInvalidWeight}
+				if v.Type == gjson.Number {
+					err.Message = "weight must be a number, not " + v.Raw + " (too large to be finite)"
+				}
+			} else if w < 0 {
 				err = &CriteriaError{Pointer: "/weight", Message: fmt.Sprintf("weight %v is negative", w), Err: ErrInvalidWeight}
-				return false
+			} else {
+				c.Weight = &w
 			}
-			c.Weight = &w
 		case "created_at":
 			t, perr := time.Parse(time.RFC3339Nano, v.Str)
 			if v.Type != gjson.String || perr != nil {
 				err = &CriteriaError{Pointer: "/created_at", Message: "must be an RFC 3339 time, not " + v.Raw}
-				return false
+			} else {
+				c.CreatedAt = t
 			}
-			c.CreatedAt = t
 		}
 		if dst != nil {
 			if v.Type != gjson.String {
-				err = &CriteriaError{Pointer: "/" + k.Str, Message: "must be a string, not " + jsonKind(json.RawMessage(v.Raw))}
-				return false
+				err = &CriteriaError{Pointer: "/" + k.Str, Message: "must be a string, not " + jsonkind.OfResult(v)}
+			} else {
+				*dst = v.Str
 			}
-			*dst = v.Str
+		}
+		if err != nil {
+			problems = append(problems, err)
 		}
 		return true
 	})
-	return err
+	if strict && !hasAssertion {
+		problems = append(problems, &CriteriaError{Pointer: "/assertion", Message: "missing: every criterion needs an assertion"})
+	}
+	return problems
 }
 
 // finiteNumber reads a JSON number that fits a float64 (1e999 does not).
@@ -221,26 +344,6 @@ func finiteNumber(v gjson.Result) (float64, bool) {
 	return f, err == nil && !math.IsInf(f, 0)
 }
 
-func jsonKind(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
-
 // CriterionSchema is the JSON Schema of one criterion object (assay schema
 // criterion). The assertion is any object here; its kind's schema judges it.
 const CriterionSchema = `{
@@ -248,13 +351,14 @@ const CriterionSchema = `{
   "title": "criterion",
   "type": "object",
   "required": ["assertion"],
+  "additionalProperties": false,
   "properties": {
-    "id": {"type": "string"},
-    "task_id": {"type": "string"},
+    "id": {"type": ["string", "null"]},
+    "task_id": {"type": ["string", "null"]},
     "input_entity_id": {"type": ["string", "null"]},
-    "label": {"type": "string"},
+    "label": {"type": ["string", "null"]},
     "assertion": {"type": "object", "description": "an assertion spec: {\"assert\": KIND, ...}"},
-    "weight": {"type": "number", "minimum": 0, "default": 1},
+    "weight": {"type": ["number", "null"], "minimum": 0, "default": 1},
     "axis": {"type": ["string", "null"]},
     "created_at": {"type": "string", "format": "date-time"}
   }

@@ -3,6 +3,7 @@ package assert
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -180,33 +181,51 @@ func newCriterionResult(i int, c Criterion, res Result, start, end time.Time) Cr
 
 // Score rolls criterion results up into a TaskResult: the weighted mean score,
 // the same mean per axis, and the verdict. Results are normalised first.
+//
+// Weights are summed without overflow: every weight is divided by the
+// largest before summing, so two weights of 1e308 are two equal weights,
+// not infinity over infinity. A reported weight sum that would overflow
+// reads as the largest finite number.
 func Score(results []CriterionResult) TaskResult {
 	t := TaskResult{Axes: map[string]AxisScore{}, Criteria: results}
-	var sum, weights float64
-	axisSum := map[string]float64{}
+	scale := 0.0
+	for i := range results {
+		scale = max(scale, results[i].Weight)
+	}
+	type bucket struct{ sum, weight, raw float64 }
+	axes := map[string]*bucket{}
+	var total bucket
 	for i := range results {
 		res := Result{Status: results[i].Status, Score: results[i].Score}.Normalize()
 		results[i].Passed, results[i].Score = res.Passed, res.Score
-		w := results[i].Weight
 		axis := results[i].Axis
 		if axis == "" {
 			axis = DefaultAxis
 		}
-		sum += res.Score * w
-		weights += w
-		axisSum[axis] += res.Score * w
-		a := t.Axes[axis]
-		a.Weight += w
-		t.Axes[axis] = a
+		b := axes[axis]
+		if b == nil {
+			b = &bucket{}
+			axes[axis] = b
+		}
+		w := results[i].Weight
+		if scale > 0 {
+			w /= scale
+		}
+		for _, x := range []*bucket{b, &total} {
+			x.sum += res.Score * w
+			x.weight += w
+			x.raw += results[i].Weight
+		}
 	}
-	for axis, a := range t.Axes {
-		if a.Weight > 0 {
-			a.Score = axisSum[axis] / a.Weight
+	for axis, b := range axes {
+		a := AxisScore{Weight: min(b.raw, math.MaxFloat64)}
+		if b.weight > 0 {
+			a.Score = min(b.sum/b.weight, 1)
 		}
 		t.Axes[axis] = a
 	}
-	if weights > 0 {
-		t.Score = sum / weights
+	if total.weight > 0 {
+		t.Score = min(total.sum/total.weight, 1)
 	}
 	t.Verdict = VerdictFor(t.Score)
 	return t

@@ -79,7 +79,7 @@ func LineColumn(data []byte, offset int) (line, column int) {
 		case '\r':
 			if i+1 < len(data) && data[i+1] == '\n' {
 				if i+1 == offset { // the LF of a CRLF belongs to the line it ends
-					return line, utf8.RuneCount(data[start:i]) + 1
+					return line, utf8.RuneCount(data[start:i]) + 2
 				}
 				i++
 			}

@@ -11,9 +11,16 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// maxYAMLNodes bounds how many nodes YAMLToJSON visits, so that aliases
+// maxYAMLNodes bounds how many nodes ConvertYAML visits, so that aliases
 // pointing at aliases (the "billion laughs") cannot blow up.
 const maxYAMLNodes = 1 << 20
+
+// MaxYAMLExpansion bounds the bytes a YAML document may expand to once its
+// aliases are resolved: the JSON text plus the JSON pointers of every value.
+// A node count alone is not enough: a 64 KB file whose aliases repeat one
+// large scalar a million times stays under any node limit and still needs
+// gigabytes. 64 MiB is far beyond any real suite.
+const MaxYAMLExpansion = 64 << 20
 
 // YAMLDocument is a YAML document read for JSON Schema validation.
 type YAMLDocument struct {
@@ -48,7 +55,16 @@ type yamlConverter struct {
 	nodes     int
 	depth     int
 	out       []byte
+	ptrBytes  int                 // bytes of the pointers recorded in pos
 	expanding map[*yaml.Node]bool // alias targets being expanded, to catch cycles
+}
+
+// tooLarge reports whether the expansion so far is past MaxYAMLExpansion.
+func (c *yamlConverter) tooLarge(n *yaml.Node) error {
+	if len(c.out)+c.ptrBytes > MaxYAMLExpansion {
+		return &YAMLError{Position{n.Line, n.Column}, fmt.Sprintf("document too large: its aliases expand past %d bytes", MaxYAMLExpansion)}
+	}
+	return nil
 }
 
 // maxYAMLDepth bounds nesting, so a deep document cannot exhaust the stack.
@@ -74,6 +90,10 @@ func (c *yamlConverter) convert(n *yaml.Node, ptr string) (any, error) {
 	}
 	if _, ok := c.pos[ptr]; !ok {
 		c.pos[ptr] = Position{n.Line, n.Column}
+		c.ptrBytes += len(ptr)
+	}
+	if err := c.tooLarge(n); err != nil {
+		return nil, err
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
@@ -132,6 +152,7 @@ func (c *yamlConverter) convert(n *yaml.Node, ptr string) (any, error) {
 			c.out = append(c.out, ':')
 			child := ptr + "/" + EscapePointer(k.Value)
 			c.pos[child] = Position{k.Line, k.Column}
+			c.ptrBytes += len(child)
 			val, err := c.convert(v, child)
 			if err != nil {
 				return nil, err
@@ -153,6 +174,9 @@ func (c *yamlConverter) convert(n *yaml.Node, ptr string) (any, error) {
 			c.out = append(c.out, t...)
 		case string:
 			c.out = appendJSONString(c.out, t)
+		}
+		if err := c.tooLarge(n); err != nil {
+			return nil, err
 		}
 		return v, nil
 	}

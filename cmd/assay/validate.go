@@ -3,13 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/tidwall/gjson"
 )
 
 func init() {
@@ -74,7 +74,7 @@ func validateFile(path string) []problem {
 	ext := strings.ToLower(filepath.Ext(path))
 	trimmed := bytes.TrimSpace(data)
 	isJSON := ext == ".json" || (ext != ".yaml" && ext != ".yml" && len(trimmed) > 0 && (trimmed[0] == '[' || trimmed[0] == '{'))
-	if isJSON {
+	if isJSON && isCriteriaDocument(trimmed) {
 		return validateCriteria(path, data)
 	}
 	if yamlValidator == nil {
@@ -83,45 +83,41 @@ func validateFile(path string) []problem {
 	return yamlValidator(path, data)
 }
 
-// validateCriteria checks the document's shape, then decodes every
-// assertion through the registry, reporting each violation with the JSON
-// pointer of the offending value in the file.
-func validateCriteria(path string, data []byte) []problem {
-	criteria, err := assert.ParseCriteria(data)
-	if err != nil {
-		var ce *assert.CriteriaError
-		if errors.As(err, &ce) {
-			return []problem{{file: path, pointer: orRoot(ce.Pointer), message: ce.Message}}
-		}
-		return []problem{{file: path, message: err.Error()}}
+// isCriteriaDocument classifies JSON by content: a mapping with "data" (a
+// list response) or "assertion" (one criterion, as criteria create --file
+// takes), or a list whose first item has "assertion". Anything else is
+// read as a suite or task file (JSON is YAML), which reports what it lacks.
+func isCriteriaDocument(data []byte) bool {
+	v := gjson.ParseBytes(data)
+	switch {
+	case !gjson.ValidBytes(data):
+		return true // ValidateCriteria says where the syntax breaks
+	case v.IsObject():
+		return v.Get("data").Exists() || v.Get("assertion").Exists() || !v.Get("tasks").Exists()
+	case v.IsArray():
+		return v.Get("0.assertion").Exists()
 	}
-	base := ""
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-		base = "/data"
+	return true
+}
+
+// validateCriteria reports every problem of a criteria file at once: its
+// structure (unknown criterion keys, wrong types, JSON syntax with line and
+// column) and each assertion's schema violations, each with the JSON
+// pointer of the offending value in the file. A single criterion object is
+// validated as a one-item list whose pointers start at the root.
+func validateCriteria(path string, data []byte) []problem {
+	single := false
+	if v := gjson.ParseBytes(data); v.IsObject() && !v.Get("data").Exists() && v.Get("assertion").Exists() {
+		single = true
+		data = append(append([]byte{'['}, data...), ']')
 	}
 	var problems []problem
-	for i, cr := range criteria {
-		ptr := assert.IndexPointer(base, i) + "/assertion"
-		if len(cr.Assertion) == 0 {
-			problems = append(problems, problem{file: path, pointer: ptr, message: "missing: every criterion needs an assertion"})
-			continue
+	for _, ce := range assert.DefaultRegistry().ValidateCriteria(data) {
+		ptr := ce.Pointer
+		if single {
+			ptr = strings.TrimPrefix(ptr, "/0")
 		}
-		_, err := assert.Decode(cr.Assertion)
-		if err == nil {
-			continue
-		}
-		var se *assert.SpecError
-		if !errors.As(err, &se) {
-			problems = append(problems, problem{file: path, pointer: ptr, message: err.Error()})
-			continue
-		}
-		for _, v := range se.Violations {
-			msg := v.Message
-			if se.Kind != "" {
-				msg = fmt.Sprintf("%s (%s)", msg, se.Kind)
-			}
-			problems = append(problems, problem{file: path, pointer: ptr + v.Pointer, message: msg})
-		}
+		problems = append(problems, problem{file: path, pointer: orRoot(ptr), message: ce.Message})
 	}
 	return problems
 }
