@@ -34,7 +34,7 @@
 //
 //	env := assert.NewEnv()
 //	state, _ := portal.ParseState(stateJSON)
-//	portal.Attach(env, state)
+//	portal.Attach(env, portal.MemorySource(state))
 //
 // A check that cannot run because of its evidence (a source missing,
 // unreachable or unreadable) reports status error, never a silent failure;

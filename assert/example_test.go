@@ -21,7 +21,7 @@ func ExampleEvaluate() {
 		panic(err)
 	}
 	env := assert.NewEnv()
-	portal.Attach(env, state)
+	portal.Attach(env, portal.MemorySource(state))
 
 	criteria, err := assert.ParseCriteria([]byte(`[
 	  {"label": "auth approved", "weight": 2, "axis": "correctness",

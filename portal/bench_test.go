@@ -51,7 +51,7 @@ func BenchmarkEvaluate1000x10000(b *testing.B) {
 			b.Fatal(err)
 		}
 		env := assert.NewEnv()
-		portal.Attach(env, state)
+		portal.Attach(env, portal.MemorySource(state))
 		res, err := assert.Evaluate(context.Background(), criteria, env)
 		if err != nil || res.Verdict != assert.VerdictPass {
 			b.Fatalf("verdict %s: %v (%s)", res.Verdict, err, res.Criteria[0].Details)
@@ -69,7 +69,7 @@ func BenchmarkStateScan(b *testing.B) {
 				b.Fatal(err)
 			}
 			env := assert.NewEnv()
-			portal.Attach(env, state)
+			portal.Attach(env, portal.MemorySource(state))
 			criteria := bigCriteria(100, rows)
 			if _, err := assert.Evaluate(context.Background(), criteria, env); err != nil { // build the index
 				b.Fatal(err)

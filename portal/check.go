@@ -42,24 +42,20 @@ func Register(r *assert.Registry) { r.Register(Kind, []byte(schema), decode) }
 
 func init() { Register(assert.DefaultRegistry()) }
 
-// StateMatch is the portal-state-match assertion: some row of a state
-// resource, correlated by a key column, satisfies every field assertion.
-type StateMatch struct {
-	// Portal, when set, reads the state as {portal: {resource: rows}}.
-	Portal string `json:"portal,omitempty"`
-	// CorrelateBy picks the candidate rows.
-	CorrelateBy Correlation `json:"correlate_by"`
-	// Assertions are checked against each candidate row.
-	Assertions []check.Field `json:"assertions,omitempty"`
+// stateMatch is a decoded portal-state-match assertion. It is immutable:
+// the decoder builds it once from a validated spec.
+type stateMatch struct {
+	portal      string
+	correlateBy correlation
+	assertions  []check.Field
 }
 
-// Correlation picks candidate rows: those of Resource that have the column
-// Key, equal (as text) to Value when Value is set.
-type Correlation struct {
-	Resource string `json:"resource"`
-	Key      string `json:"key"`
-	// Value is a string, json.Number or bool; nil means any value.
-	Value any `json:"value,omitempty"`
+// correlation picks candidate rows: those of resource that have the column
+// key, equal (as text) to value when hasValue.
+type correlation struct {
+	resource, key string
+	value         string
+	hasValue      bool
 }
 
 func decode(spec assert.Spec) (assert.Assertion, error) {
@@ -75,28 +71,23 @@ func decode(spec assert.Spec) (assert.Assertion, error) {
 	if err := json.Unmarshal(spec, &raw); err != nil {
 		return nil, err
 	}
-	m := &StateMatch{Portal: raw.Portal, Assertions: raw.Assertions,
-		CorrelateBy: Correlation{Resource: raw.CorrelateBy.Resource, Key: raw.CorrelateBy.Key}}
+	m := &stateMatch{portal: raw.Portal, assertions: raw.Assertions,
+		correlateBy: correlation{resource: raw.CorrelateBy.Resource, key: raw.CorrelateBy.Key}}
 	if v := raw.CorrelateBy.Value; len(v) > 0 && string(v) != "null" {
-		m.CorrelateBy.Value = valueText(gjson.ParseBytes(v))
+		// Rendered as row keys are, so that 5 matches "5".
+		m.correlateBy.value, _ = columnText(gjson.ParseBytes(v))
+		m.correlateBy.hasValue = true
 	}
 	return m, nil
 }
 
-// valueText renders a correlation value as row keys are rendered, so that 5
-// matches "5".
-func valueText(v gjson.Result) string {
-	text, _ := columnText(v)
-	return text
-}
-
 // Kind returns "portal-state-match".
-func (m *StateMatch) Kind() string { return Kind }
+func (m *stateMatch) Kind() string { return Kind }
 
 // Check finds the candidate rows and judges them. Evidence: {"matched": the
 // best row's key value, "assertion_results": [...], "candidates": N}.
-func (m *StateMatch) Check(ctx context.Context, env *assert.Env) assert.Result {
-	src, err := assert.Lookup[StateSource](env)
+func (m *stateMatch) Check(ctx context.Context, env *assert.Env) assert.Result {
+	src, err := assert.Lookup[Source](env)
 	if err != nil {
 		return assert.Errored(err)
 	}
@@ -104,39 +95,33 @@ func (m *StateMatch) Check(ctx context.Context, env *assert.Env) assert.Result {
 	if err != nil {
 		return assert.Errored(err)
 	}
-	c := m.CorrelateBy
-	ix := state.index(m.Portal, c.Resource, c.Key)
+	c := m.correlateBy
+	ix := state.index(m.portal, c.resource, c.key)
 	rows := ix.rows
-	searched := fmt.Sprintf("rows of %q with column %q", c.Resource, c.Key)
-	var picks []int
-	if c.Value != nil {
-		want := fmt.Sprint(c.Value)
-		picks = ix.byValue[want]
-		searched = fmt.Sprintf("rows of %q with %s = %s", c.Resource, c.Key, strconv.Quote(want))
+	searched := fmt.Sprintf("rows of %q with column %q", c.resource, c.key)
+	if c.hasValue {
+		rows = ix.byValue[c.value]
+		searched = fmt.Sprintf("rows of %q with %s = %s", c.resource, c.key, strconv.Quote(c.value))
 	}
-	if m.Portal != "" {
-		searched += fmt.Sprintf(" in portal %q", m.Portal)
+	if m.portal != "" {
+		searched += fmt.Sprintf(" in portal %q", m.portal)
 	}
 	if !ix.present {
 		searched += " (the state has no such resource)"
 	}
-	n := len(rows)
-	if c.Value != nil {
-		n = len(picks)
-	}
-	match := check.BestOf(n, len(m.Assertions), func(i int) check.Candidate {
-		r := rows[i]
-		if c.Value != nil {
-			r = rows[picks[i]]
-		}
-		results := make([]check.FieldResult, len(m.Assertions))
-		for j, f := range m.Assertions {
-			results[j] = check.JSONFieldResult(f, gjson.Get(r.raw, f.Path))
-		}
-		return check.Candidate{Key: r.key, Results: results}
-	})
-	return match.Result(check.Report{
-		Searched: searched, Held: ix.held, Noun: "row", ResultsKey: "assertion_results",
-		Describe: func(key string) string { return fmt.Sprintf("%s row %s", c.Resource, strconv.Quote(key)) },
-	})
+	return check.Candidates[row]{
+		Items:  rows,
+		Fields: len(m.assertions),
+		Judge: func(_ int, r row) check.Candidate {
+			results := make([]check.FieldResult, len(m.assertions))
+			for j, f := range m.assertions {
+				results[j] = check.JSONFieldResult(f, gjson.Get(r.raw, f.Path))
+			}
+			return check.Candidate{Key: r.key, Results: results}
+		},
+		Report: check.Report{
+			Searched: searched, Held: ix.held, Noun: "row", ResultsKey: "assertion_results",
+			Describe: func(key string) string { return fmt.Sprintf("%s row %s", c.resource, strconv.Quote(key)) },
+		},
+	}.Result()
 }

@@ -6,9 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"testing/fstest"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/portal"
 )
 
@@ -21,9 +24,15 @@ func evaluate(t testing.TB, env *assert.Env, spec string) assert.CriterionResult
 	return res.Criteria[0]
 }
 
+// fileEnv attaches the portal folder that holds path as its state.json.
 func fileEnv(path string) *assert.Env {
 	env := assert.NewEnv()
-	portal.Attach(env, portal.FileState(path))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		portal.Attach(env, portal.FolderSource(fstest.MapFS{}, 0))
+		return env
+	}
+	portal.Attach(env, portal.FolderSource(fstest.MapFS{"state.json": {Data: data}}, 0))
 	return env
 }
 
@@ -113,8 +122,10 @@ func TestStateErrors(t *testing.T) {
 	}{
 		"not JSON":         {fileEnv(bad), "portal state is not JSON"},
 		"not an object":    {fileEnv(notObject), "must be a JSON object of resources, not an array"},
-		"missing file":     {fileEnv(filepath.Join(dir, "none.json")), "no such file"},
+		"missing file":     {fileEnv(filepath.Join(dir, "none.json")), "state.json: file does not exist"},
 		"no portal source": {assert.NewEnv(), "no portal evidence"},
+		"a FIFO":           {folderEnv(t, "fifo"), "not a regular file (it is a FIFO)"},
+		"over the cap":     {folderEnv(t, "big"), "over the 16-byte cap"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			cr := evaluate(t, tt.env, spec)
@@ -125,13 +136,66 @@ func TestStateErrors(t *testing.T) {
 	}
 }
 
+// folderEnv attaches a portal folder on disk whose state.json is a FIFO
+// ("fifo") or a file over a 16-byte cap ("big").
+func folderEnv(t *testing.T, what string) *assert.Env {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	switch what {
+	case "fifo":
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	case "big":
+		if err := os.WriteFile(path, []byte(`{"claims": [], "pad": "0123456789"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := assert.NewEnv()
+	portal.Attach(env, portal.FolderSource(check.DirFS(dir), 16))
+	return env
+}
+
+// Values compare as text, a number as written: 5 matches "5", but 5.0 does
+// not, since the row key "5" is not the text "5.0".
+func TestCorrelationValueAsWritten(t *testing.T) {
+	s, err := portal.ParseState([]byte(`{"claims": [{"member_id": "5", "status": "paid"}, {"member_id": 5.0, "status": "open"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := assert.NewEnv()
+	portal.Attach(env, portal.MemorySource(s))
+	for _, tc := range []struct {
+		value   string
+		matched any
+	}{
+		{`5`, "5"},
+		{`"5"`, "5"},
+		{`5.0`, "5.0"},
+		{`"5.0"`, "5.0"},
+	} {
+		cr := evaluate(t, env, `{"assert": "portal-state-match", "correlate_by": {"resource": "claims", "key": "member_id", "value": `+tc.value+`}}`)
+		ev, _ := json.Marshal(cr.Evidence)
+		var got struct {
+			Matched    any `json:"matched"`
+			Candidates int `json:"candidates"`
+		}
+		if err := json.Unmarshal(ev, &got); err != nil {
+			t.Fatal(err)
+		}
+		if cr.Status != assert.StatusPassed || got.Matched != tc.matched || got.Candidates != 1 {
+			t.Errorf("value %s: %s matched %v of %d candidates (%s), want %v alone", tc.value, cr.Status, got.Matched, got.Candidates, cr.Details, tc.matched)
+		}
+	}
+}
+
 func TestStateOf(t *testing.T) {
 	s, err := portal.StateOf(map[string]any{"orders": []map[string]any{{"id": 1, "ok": true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	env := assert.NewEnv()
-	portal.Attach(env, s)
+	portal.Attach(env, portal.MemorySource(s))
 	cr := evaluate(t, env, `{"assert": "portal-state-match", "correlate_by": {"resource": "orders", "key": "id", "value": "1"}, "assertions": [{"path": "ok", "expected": true}]}`)
 	if cr.Status != assert.StatusPassed {
 		t.Fatalf("got %s %q", cr.Status, cr.Details)

@@ -6,11 +6,16 @@
 //	 "correlate_by": {"resource": "prior_auths", "key": "member_id", "value": "W123456789"},
 //	 "assertions": [{"path": "status", "expected": "approved"}]}
 //
-// The evidence is a StateSource: a State parsed from JSON (ParseState,
-// StateOf) or a state.json file (FileState, what a sandbox snapshot's
-// portal/ folder holds). The state document is {resource: rows}, or, for
+// Evidence. The evidence is a Source: MemorySource over a State parsed from
+// JSON (ParseState) or built from Go values (StateOf), or FolderSource over
+// a folder holding state.json (what a sandbox snapshot's portal/ folder
+// holds; read once, at most 64 MiB by default, regular files only). The state document is {resource: rows}, or, for
 // criteria that name a portal, {portal: {resource: rows}}. Rows are an
 // array of objects, or an object of objects keyed by each row's key value.
+//
+// Evidence shape:
+//
+//	{"matched": KEY|null, "assertion_results": [{path, expected, actual, passed, reason?}], "candidates": N}
 //
 // Decisions where the design is silent:
 //

@@ -24,7 +24,7 @@ func FuzzState(f *testing.F) {
 		s, err := portal.ParseState(state)
 		env := assert.NewEnv()
 		if err == nil {
-			portal.Attach(env, s)
+			portal.Attach(env, portal.MemorySource(s))
 		}
 		res, evalErr := assert.Evaluate(context.Background(), []assert.Criterion{{Assertion: assert.Spec(spec)}}, env)
 		if evalErr != nil {

@@ -3,25 +3,27 @@ package portal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"sync"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/jsonkind"
 	"github.com/tidwall/gjson"
 )
 
-// StateSource gives a portal's final state. It is the evidence of
+// Source gives a portal's final state. It is the evidence of
 // portal-state-match; attach one with Attach.
-type StateSource interface {
+type Source interface {
 	// State returns the state, or an error when it cannot be read (the
 	// checks that need it then report status error).
 	State(ctx context.Context) (*State, error)
 }
 
 // Attach sets env's portal state source.
-func Attach(env *assert.Env, src StateSource) { assert.Attach[StateSource](env, src) }
+func Attach(env *assert.Env, src Source) { assert.Attach[Source](env, src) }
 
 // State is a portal's state: resources of rows, read as {resource: rows} or,
 // for criteria naming a portal, {portal: {resource: rows}}. Rows are a JSON
@@ -29,8 +31,8 @@ func Attach(env *assert.Env, src StateSource) { assert.Attach[StateSource](env, 
 //
 // Rows are indexed on first use by (portal, resource, key column), so a
 // thousand criteria over ten thousand rows scan each resource once, not once
-// per criterion. A State is immutable and safe for concurrent use; it is its
-// own StateSource.
+// per criterion. A State is immutable and safe for concurrent use; attach
+// one with MemorySource.
 type State struct {
 	doc string // the JSON text; gjson results slice into it
 
@@ -46,7 +48,7 @@ type rowIndex struct {
 	held    int  // rows the resource holds
 	// rows that have the column, in source order, with their key text
 	rows    []row
-	byValue map[string][]int // key text -> positions in rows
+	byValue map[string][]row // key text -> rows with it, in source order
 }
 
 type row struct {
@@ -64,7 +66,7 @@ func ParseState(data []byte) (*State, error) {
 	}
 	doc := string(data)
 	if !gjson.Parse(doc).IsObject() {
-		return nil, fmt.Errorf("portal state must be a JSON object of resources, not %s", kindOf(gjson.Parse(doc)))
+		return nil, fmt.Errorf("portal state must be a JSON object of resources, not %s", jsonkind.OfResult(gjson.Parse(doc)))
 	}
 	return &State{doc: doc, indexes: map[indexKey]*rowIndex{}}, nil
 }
@@ -78,8 +80,18 @@ func StateOf(v any) (*State, error) {
 	return ParseState(data)
 }
 
-// State returns s itself.
-func (s *State) State(context.Context) (*State, error) { return s, nil }
+// MemorySource is a Source holding state in memory, for harnesses and
+// tests. Its indexes are built once and shared by every check.
+func MemorySource(s *State) Source { return memorySource{s} }
+
+type memorySource struct{ state *State }
+
+func (m memorySource) State(context.Context) (*State, error) {
+	if m.state == nil {
+		return nil, errors.New("portal state: none was given")
+	}
+	return m.state, nil
+}
 
 // index returns the rows of resource (in portal, when not "") that have the
 // column key, building the index on first use.
@@ -96,7 +108,7 @@ func (s *State) index(portal, resource, key string) *rowIndex {
 }
 
 func (s *State) build(portal, resource, key string) *rowIndex {
-	ix := &rowIndex{byValue: map[string][]int{}}
+	ix := &rowIndex{byValue: map[string][]row{}}
 	root := gjson.Parse(s.doc)
 	if portal != "" {
 		root = root.Get(check.LiteralKey(portal))
@@ -107,8 +119,9 @@ func (s *State) build(portal, resource, key string) *rowIndex {
 	rows := root.Get(check.LiteralKey(resource))
 	keyPath := check.LiteralKey(key)
 	add := func(keyText, raw string) {
-		ix.byValue[keyText] = append(ix.byValue[keyText], len(ix.rows))
-		ix.rows = append(ix.rows, row{key: keyText, raw: raw})
+		r := row{key: keyText, raw: raw}
+		ix.byValue[keyText] = append(ix.byValue[keyText], r)
+		ix.rows = append(ix.rows, r)
 	}
 	switch {
 	case rows.IsArray():
@@ -152,42 +165,27 @@ func columnText(v gjson.Result) (string, bool) {
 	return "", false
 }
 
-func kindOf(v gjson.Result) string {
-	switch {
-	case v.IsArray():
-		return "an array"
-	case v.Type == gjson.String:
-		return "a string"
-	case v.Type == gjson.Number:
-		return "a number"
-	case v.Type == gjson.Null:
-		return "null"
-	}
-	return "a boolean"
-}
-
-// FileState is a StateSource that reads a state.json file once, on first
-// use. A file that is missing, unreadable or not JSON makes every check that
-// reads it report status error.
-func FileState(path string) StateSource { return &fileState{path: path} }
-
-type fileState struct {
-	path  string
-	once  sync.Once
-	state *State
-	err   error
-}
-
-func (f *fileState) State(context.Context) (*State, error) {
-	f.once.Do(func() {
-		data, err := os.ReadFile(f.path)
+// FolderSource is the Source of a snapshot's portal/ folder: it reads
+// state.json from fsys (through check.ReadFile: a regular file of at most
+// maxFileSize bytes, <= 0 meaning check.DefaultMaxFileSize) once, on first
+// use, and shares the parse. A file that is missing, unreadable, over the
+// cap or not JSON makes every check that reads it report status error.
+func FolderSource(fsys fs.FS, maxFileSize int64) Source {
+	return &folderSource{load: sync.OnceValues(func() (*State, error) {
+		data, err := check.ReadFile(fsys, "state.json", maxFileSize)
 		if err != nil {
-			f.err = fmt.Errorf("portal state: %w", err)
-			return
+			return nil, fmt.Errorf("portal state: %w", err)
 		}
-		if f.state, err = ParseState(data); err != nil {
-			f.err = fmt.Errorf("%s: %w", f.path, err)
+		state, err := ParseState(data)
+		if err != nil {
+			return nil, fmt.Errorf("state.json: %w", err)
 		}
-	})
-	return f.state, f.err
+		return state, nil
+	})}
 }
+
+type folderSource struct {
+	load func() (*State, error)
+}
+
+func (f *folderSource) State(context.Context) (*State, error) { return f.load() }

@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"path/filepath"
-
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/portal"
 )
@@ -11,7 +9,6 @@ func init() { register("portal", loadPortal) }
 
 // loadPortal attaches portal/state.json. A portal/ folder without it still
 // attaches a source, which reports the missing file as an error.
-func loadPortal(f folder, env *assert.Env, _ Options) {
-	dir := f.dir
-	portal.Attach(env, portal.FileState(filepath.Join(dir, "state.json")))
+func loadPortal(f folder, env *assert.Env, opts Options) {
+	portal.Attach(env, portal.FolderSource(f.fsys, opts.MaxFileSize))
 }
