@@ -1,10 +1,14 @@
 package assert
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/assaykit/assay/internal/pool"
@@ -55,12 +59,78 @@ type CriterionResult struct {
 	Evidence    any       `json:"evidence"`
 	StartedAt   time.Time `json:"started_at"`
 	CompletedAt time.Time `json:"completed_at"`
-	// Kind is the assertion's kind, when it has one.
-	Kind string `json:"-"`
-	// Axis is the criterion's axis (DefaultAxis when it names none) and
-	// Weight its effective weight.
-	Axis   string  `json:"-"`
-	Weight float64 `json:"-"`
+	// Kind is the assertion's kind, when it has one ("" marshals as null).
+	Kind string `json:"kind"`
+	// Axis is the criterion's axis (DefaultAxis when it names none, which
+	// marshals as null) and Weight its effective weight.
+	Axis   string  `json:"axis"`
+	Weight float64 `json:"weight"`
+}
+
+// MarshalJSON writes the criterion-run fields, then kind, axis (null when
+// the criterion names none) and weight, in that order: the assay command's
+// JSON contract.
+func (cr CriterionResult) MarshalJSON() ([]byte, error) {
+	type plain CriterionResult
+	var axis, kind *string
+	if cr.Axis != "" && cr.Axis != DefaultAxis {
+		axis = &cr.Axis
+	}
+	if cr.Kind != "" {
+		kind = &cr.Kind
+	}
+	return marshalNoEscape(struct {
+		plain
+		Kind   *string `json:"kind"`
+		Axis   *string `json:"axis"`
+		Weight float64 `json:"weight"`
+	}{plain(cr), kind, axis, cr.Weight})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (a null axis is DefaultAxis),
+// so that results written as JSON lines can be merged into a benchmark.
+func (cr *CriterionResult) UnmarshalJSON(data []byte) error {
+	type plain CriterionResult
+	var v struct {
+		plain
+		Kind   *string  `json:"kind"`
+		Axis   *string  `json:"axis"`
+		Weight *float64 `json:"weight"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*cr = CriterionResult(v.plain)
+	cr.Kind, cr.Axis, cr.Weight = "", DefaultAxis, 1
+	if v.Kind != nil {
+		cr.Kind = *v.Kind
+	}
+	if v.Axis != nil {
+		cr.Axis = *v.Axis
+	}
+	if v.Weight != nil {
+		cr.Weight = *v.Weight
+	}
+	return nil
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping: evidence such as
+// "<PID>" reads as written.
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// Counts tallies criterion results by status.
+type Counts struct {
+	Passed int `json:"passed"`
+	Failed int `json:"failed"`
+	Error  int `json:"error"`
 }
 
 // AxisScore is the weighted mean score of the criteria of one axis.
@@ -76,8 +146,11 @@ type TaskResult struct {
 	Score   float64              `json:"score"`
 	Verdict Verdict              `json:"verdict"`
 	Axes    map[string]AxisScore `json:"axes"`
-	// Criteria are in the order given.
+	// Criteria are in the order given (criteria skipped for another input
+	// entity are left out).
 	Criteria []CriterionResult `json:"criteria"`
+	// Counts tallies Criteria by status.
+	Counts Counts `json:"counts"`
 }
 
 // Option tunes evaluation.
@@ -86,6 +159,8 @@ type Option func(*options)
 type options struct {
 	concurrency int
 	now         func() time.Time
+	entity      string
+	progress    func(done, total int)
 }
 
 // DefaultConcurrency is how many criteria Evaluate checks at once unless
@@ -104,48 +179,139 @@ func WithConcurrency(n int) Option {
 // WithClock sets the clock that stamps started_at and completed_at.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
-// Evaluate checks every criterion against env, concurrently (bounded by
+// WithEntity evaluates a rollout of input entity id: criteria whose
+// InputEntityID is empty or id run, the others are skipped and left out of
+// the result. Without it every criterion runs (see ScopeWarning).
+func WithEntity(id string) Option { return func(o *options) { o.entity = id } }
+
+// WithProgress calls fn after each criterion is checked, with how many are
+// done and how many will run. Calls may come from several goroutines but
+// never at once.
+func WithProgress(fn func(done, total int)) Option { return func(o *options) { o.progress = fn } }
+
+// ScopeWarning returns the warning a caller shows when some criteria are
+// scoped to an input entity but no entity was given (so all of them run),
+// or "" when there is nothing to say. It is returned beside the task
+// result, never inside it.
+func ScopeWarning(criteria []Criterion, entity string) string {
+	if entity != "" {
+		return ""
+	}
+	scoped := map[string]bool{}
+	n := 0
+	for _, c := range criteria {
+		if c.InputEntityID != "" {
+			scoped[c.InputEntityID] = true
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d criteria are scoped to input entities (%d distinct) but no entity was given, so all of them run; name the rollout's entity to run only its criteria", n, len(criteria), len(scoped))
+}
+
+// Plan is a list of criteria decoded once, to be evaluated against many
+// environments (the runs of a benchmark). It is immutable and safe for
+// concurrent use.
+type Plan struct {
+	reg      *Registry
+	criteria []Criterion
+	decoded  []Assertion
+	failures []Result // a criterion that cannot be checked: its result
+}
+
+// Compile decodes every criterion's assertion through r once. A criterion
+// whose weight is negative or not finite is a programmer error: Compile
+// returns an error wrapping ErrInvalidWeight. A missing, unknown or invalid
+// assertion is not an error here: that criterion fails when evaluated, with
+// details that say why.
+func (r *Registry) Compile(criteria []Criterion) (*Plan, error) {
+	p := &Plan{reg: r, criteria: slices.Clone(criteria), decoded: make([]Assertion, len(criteria)), failures: make([]Result, len(criteria))}
+	for i, c := range criteria {
+		if err := c.checkWeight(); err != nil {
+			return nil, fmt.Errorf("criterion %s: %w", criterionID(c, i), err)
+		}
+		switch a, err := r.Decode(c.Assertion); {
+		case len(c.Assertion) == 0:
+			p.failures[i] = Fail(0, "invalid criterion: it has no assertion", nil)
+		case err != nil:
+			p.failures[i] = Fail(0, err.Error(), nil)
+		default:
+			p.decoded[i] = a
+		}
+	}
+	return p, nil
+}
+
+// Compile decodes criteria through DefaultRegistry.
+func Compile(criteria []Criterion) (*Plan, error) { return defaultRegistry.Compile(criteria) }
+
+// Criteria returns the plan's criteria, in the order given.
+func (p *Plan) Criteria() []Criterion { return slices.Clone(p.criteria) }
+
+// Evaluate checks the plan's criteria against env, concurrently (bounded by
 // WithConcurrency), and rolls the results up into a TaskResult.
 //
 // A criterion whose spec has an unknown kind or breaks its schema gets status
-// failed with details that say why; the others still run. A criterion whose
-// weight is negative or not finite is a programmer error: Evaluate returns an
-// error wrapping ErrInvalidWeight and checks nothing. When ctx ends first,
-// the criteria not yet checked get status error and Evaluate returns the
-// result along with ctx's error. A check that panics is reported as an error
-// result, not propagated.
-func (r *Registry) Evaluate(ctx context.Context, criteria []Criterion, env *Env, opts ...Option) (TaskResult, error) {
+// failed with details that say why; the others still run. When ctx ends
+// first, the criteria not yet checked get status error and Evaluate returns
+// the result along with ctx's error. A check that panics is reported as an
+// error result, not propagated. Criterion ids that fall back to "#N" keep N,
+// the position in the list given, also when WithEntity leaves some out.
+func (p *Plan) Evaluate(ctx context.Context, env *Env, opts ...Option) (TaskResult, error) {
 	o := options{concurrency: DefaultConcurrency, now: time.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	for i, c := range criteria {
-		if err := c.checkWeight(); err != nil {
-			return TaskResult{}, fmt.Errorf("criterion %s: %w", criterionID(c, i), err)
+	var run []int // positions of the criteria that run
+	for i, c := range p.criteria {
+		if o.entity == "" || c.InputEntityID == "" || c.InputEntityID == o.entity {
+			run = append(run, i)
 		}
 	}
-	results := make([]CriterionResult, len(criteria))
-	started := pool.Each(ctx, len(criteria), o.concurrency, func(i int) {
-		results[i] = r.run(ctx, i, criteria[i], env, o.now)
+	results := make([]CriterionResult, len(run))
+	var mu sync.Mutex
+	done := 0
+	started := pool.Each(ctx, len(run), o.concurrency, func(k int) {
+		results[k] = p.run(ctx, run[k], env, o.now)
+		if o.progress != nil {
+			mu.Lock()
+			done++
+			o.progress(done, len(run))
+			mu.Unlock()
+		}
 	})
-	for i := started; i < len(criteria); i++ {
+	for k := started; k < len(run); k++ {
 		now := o.now()
-		results[i] = newCriterionResult(i, criteria[i], Errored(fmt.Errorf("not checked: %w", ctx.Err())), now, now)
+		results[k] = newCriterionResult(run[k], p.criteria[run[k]], Errored(fmt.Errorf("not checked: %w", ctx.Err())), now, now)
 	}
 	return Score(results), ctx.Err()
 }
 
-func (r *Registry) run(ctx context.Context, i int, c Criterion, env *Env, now func() time.Time) CriterionResult {
+// Evaluate checks every criterion against env and rolls the results up
+// into a TaskResult: Compile, then Plan.Evaluate. A criterion whose weight
+// is negative or not finite is a programmer error: Evaluate returns an error
+// wrapping ErrInvalidWeight and checks nothing.
+func (r *Registry) Evaluate(ctx context.Context, criteria []Criterion, env *Env, opts ...Option) (TaskResult, error) {
+	p, err := r.Compile(criteria)
+	if err != nil {
+		return TaskResult{}, err
+	}
+	return p.Evaluate(ctx, env, opts...)
+}
+
+func (p *Plan) run(ctx context.Context, i int, env *Env, now func() time.Time) CriterionResult {
 	start := now()
+	c := p.criteria[i]
 	var res Result
-	if err := ctx.Err(); err != nil {
-		res = Errored(fmt.Errorf("not checked: %w", err))
-	} else if len(c.Assertion) == 0 {
-		res = Fail(0, "invalid criterion: it has no assertion", nil)
-	} else if a, err := r.Decode(c.Assertion); err != nil {
-		res = Fail(0, err.Error(), nil)
-	} else {
-		res = Run(ctx, a, env)
+	switch {
+	case ctx.Err() != nil:
+		res = Errored(fmt.Errorf("not checked: %w", ctx.Err()))
+	case p.decoded[i] == nil:
+		res = p.failures[i]
+	default:
+		res = Run(ctx, p.decoded[i], env)
 	}
 	return newCriterionResult(i, c, res, start, now())
 }
@@ -227,23 +393,70 @@ func Score(results []CriterionResult) TaskResult {
 	if total.weight > 0 {
 		t.Score = min(total.sum/total.weight, 1)
 	}
+	for _, cr := range results {
+		switch cr.Status {
+		case StatusPassed:
+			t.Counts.Passed++
+		case StatusError:
+			t.Counts.Error++
+		default:
+			t.Counts.Failed++
+		}
+	}
 	t.Verdict = VerdictFor(t.Score)
 	return t
 }
 
-// BenchmarkResult is the result of several tasks: the plain mean of their
-// scores, with the task verdict thresholds.
+// BenchmarkResult is the result of several runs of a task (or of several
+// tasks): the plain mean of their scores with the task verdict thresholds,
+// the per-axis means over the runs whose results list the axis, and how
+// many runs got each verdict. Its JSON is the assay command's benchmark
+// contract.
 type BenchmarkResult struct {
-	Score   float64 `json:"score"`
-	Verdict Verdict `json:"verdict"`
-	Tasks   int     `json:"tasks"`
+	Score    float64                  `json:"score"`
+	Verdict  Verdict                  `json:"verdict"`
+	Axes     map[string]BenchmarkAxis `json:"axes"`
+	Verdicts VerdictCounts            `json:"verdicts"`
+}
+
+// BenchmarkAxis is one axis of a benchmark: the mean of its score over the
+// runs that have it, and how many runs those are.
+type BenchmarkAxis struct {
+	Score float64 `json:"score"`
+	Runs  int     `json:"runs"`
+}
+
+// VerdictCounts counts runs by verdict.
+type VerdictCounts struct {
+	Pass    int `json:"pass"`
+	Partial int `json:"partial"`
+	Fail    int `json:"fail"`
 }
 
 // Benchmark scores several task results; no tasks score 0 (fail).
 func Benchmark(tasks []TaskResult) BenchmarkResult {
-	b := BenchmarkResult{Tasks: len(tasks)}
+	b := BenchmarkResult{Axes: map[string]BenchmarkAxis{}}
+	sums := map[string]float64{}
 	for _, t := range tasks {
 		b.Score += t.Score
+		switch VerdictFor(t.Score) {
+		case VerdictPass:
+			b.Verdicts.Pass++
+		case VerdictPartial:
+			b.Verdicts.Partial++
+		default:
+			b.Verdicts.Fail++
+		}
+		for name, a := range t.Axes {
+			sums[name] += a.Score
+			ax := b.Axes[name]
+			ax.Runs++
+			b.Axes[name] = ax
+		}
+	}
+	for name, ax := range b.Axes {
+		ax.Score = sums[name] / float64(ax.Runs)
+		b.Axes[name] = ax
 	}
 	if len(tasks) > 0 {
 		b.Score /= float64(len(tasks))

@@ -276,9 +276,20 @@ func TestEvaluateCriterionIDsAndClock(t *testing.T) {
 }
 
 func TestBenchmarkMean(t *testing.T) {
-	b := assert.Benchmark([]assert.TaskResult{{Score: 1}, {Score: 0.5}, {Score: 0.8}})
-	if math.Abs(b.Score-2.3/3) > 1e-12 || b.Verdict != assert.VerdictPartial || b.Tasks != 3 {
+	b := assert.Benchmark([]assert.TaskResult{
+		{Score: 1, Axes: map[string]assert.AxisScore{"safety": {Score: 1}, "correctness": {Score: 1}}},
+		{Score: 0.5, Axes: map[string]assert.AxisScore{"correctness": {Score: 0.5}}},
+		{Score: 0.8},
+	})
+	if math.Abs(b.Score-2.3/3) > 1e-12 || b.Verdict != assert.VerdictPartial {
 		t.Fatalf("got %+v", b)
+	}
+	if b.Verdicts != (assert.VerdictCounts{Pass: 1, Partial: 2}) {
+		t.Errorf("verdicts %+v", b.Verdicts)
+	}
+	// Axis means are over the runs whose results list the axis.
+	if b.Axes["correctness"] != (assert.BenchmarkAxis{Score: 0.75, Runs: 2}) || b.Axes["safety"] != (assert.BenchmarkAxis{Score: 1, Runs: 1}) {
+		t.Errorf("axes %+v", b.Axes)
 	}
 	if b := assert.Benchmark([]assert.TaskResult{{Score: 1}, {Score: 0.8}}); b.Verdict != assert.VerdictPass {
 		t.Fatalf("mean 0.9 gave %s", b.Verdict)

@@ -116,12 +116,12 @@ func TestEvalExampleJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
-	keys := regexp.MustCompile(`(?m)^      "([a-z_]+)":`).FindAllStringSubmatch(stdout[strings.Index(stdout, `"criteria": [`):], 9)
+	keys := regexp.MustCompile(`(?m)^      "([a-z_]+)":`).FindAllStringSubmatch(stdout[strings.Index(stdout, `"criteria": [`):], 12)
 	var order []string
 	for _, k := range keys {
 		order = append(order, k[1])
 	}
-	if got := strings.Join(order, ","); got != "label,criterion_id,status,passed,score,details,evidence,started_at,completed_at" {
+	if got := strings.Join(order, ","); got != "label,criterion_id,status,passed,score,details,evidence,started_at,completed_at,kind,axis,weight" {
 		t.Errorf("criterion keys in order %s", got)
 	}
 	got := timestamps.ReplaceAllString(stdout, `"$1": "TIME"`)
