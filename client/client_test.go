@@ -367,7 +367,7 @@ func TestCriteriaCreate(t *testing.T) {
 	})
 	in := assert.Criterion{
 		ID: "old-id-is-not-sent", CreatedAt: time.Now(), // assigned by the API
-		TaskID: "t1", Label: "a <b> & c", Assertion: OutputContains("<ok> & done"), Weight: assert.Weight(0.5), Axis: "safety",
+		TaskID: "t1", Label: "a <b> & c", Assertion: OutputContains{Text: "<ok> & done"}.Spec(), Weight: assert.Weight(0.5), Axis: "safety",
 	}
 	got, resp, err := cl.Criteria.Create(context.Background(), in)
 	if err != nil {
@@ -515,5 +515,5 @@ func readAssertions(t testing.TB) map[string][]byte {
 }
 
 func criterionFixture() assert.Criterion {
-	return assert.Criterion{TaskID: "t1", Label: "exit 0", Assertion: ExitCode(0)}
+	return assert.Criterion{TaskID: "t1", Label: "exit 0", Assertion: ExitCode{Code: 0}.Spec()}
 }

@@ -20,8 +20,10 @@
 // survive, numbers stay as written (1.0, 1e3, 20-digit integers), and "<",
 // ">" and "&" are not HTML-escaped; only insignificant whitespace is
 // compacted. The client does not validate assertions: the API and
-// `assay validate` do. The kind constructors (FHIRResourceState, ExitCode,
-// ...) write assertion objects with exactly the keys the kinds define.
+// `assay validate` do. The kind types of package spec are re-exported
+// (FHIRResourceState, ExitCode, ...): client.ExitCode{Code: 0}.Spec() writes
+// an assertion object with exactly the keys the kind defines, and cannot
+// fail; expected values come from spec (spec.String, spec.Number, ...).
 //
 // # Retries
 //
@@ -88,9 +90,6 @@
 //     pass, no reflection), so the client and criteria files can never read
 //     a criterion differently. Listing costs about 4.6 allocations per
 //     criterion against clienttest, about half of them HTTP's per page.
-//   - Constructors write keys that have a documented default (search,
-//     correlate_by, fields, parse_json, speaker) explicitly, leave out
-//     optional keys without one when unset (portal, run_count's bounds,
-//     verify's checks), write map keys sorted, and write a FHIR search
-//     parameter with one value as a string and with several as a list.
+//   - The spec types' rules (defaults written, optional keys left out,
+//     map keys sorted, NaN written as a string) are package spec's.
 package client

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/client"
 	"github.com/assaykit/assay/client/clienttest"
+	"github.com/assaykit/assay/spec"
 )
 
 // exampleAPI starts the in-memory API with a fixed clock and two criteria of
@@ -112,7 +112,7 @@ func ExampleCriteriaService_Create() {
 	created, _, err := cl.Criteria.Create(context.Background(), assert.Criterion{
 		TaskID:    "task_pa",
 		Label:     "agent never ran rm",
-		Assertion: client.NotRan(`rm -rf`),
+		Assertion: client.NotRan{Pattern: `rm -rf`}.Spec(),
 		Weight:    assert.Weight(0.5),
 		Axis:      "safety",
 	})
@@ -156,7 +156,7 @@ func ExampleCriteriaService_Delete() {
 func ExampleAPIError() {
 	srv, cl := exampleAPI()
 	defer srv.Close()
-	_, _, err := cl.Criteria.Create(context.Background(), assert.Criterion{TaskID: "task_pa", Assertion: client.ExitCode(0)})
+	_, _, err := cl.Criteria.Create(context.Background(), assert.Criterion{TaskID: "task_pa", Assertion: client.ExitCode{Code: 0}.Spec()})
 	var apiErr *client.APIError
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Code, apiErr.Message)
@@ -185,80 +185,26 @@ func ExampleRetryPolicy() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	c, resp, err := cl.Criteria.Create(context.Background(), assert.Criterion{TaskID: "task_pa", Label: "exit 0", Assertion: client.ExitCode(0)})
+	c, resp, err := cl.Criteria.Create(context.Background(), assert.Criterion{TaskID: "task_pa", Label: "exit 0", Assertion: client.ExitCode{Code: 0}.Spec()})
 	fmt.Println(c.ID, resp.Attempts, err)
 	// Output:
 	// crit_3 3 <nil>
 }
 
-func ExampleFHIRResourceState() {
-	spec, err := client.FHIRResourceState("Appointment",
-		url.Values{"patient": {"Patient/jane-doe"}, "service-type": {"72148"}},
-		client.Field{Path: "status", Expected: "booked"})
-	fmt.Println(string(spec), err)
-	// Output:
-	// {"assert":"fhir-resource-state","resource_type":"Appointment","search":{"patient":"Patient/jane-doe","service-type":"72148"},"fields":[{"path":"status","expected":"booked"}]} <nil>
-}
-
+// The kind types of package spec are re-exported, so a criterion can be
+// built with the client's names; expected values come from package spec.
 func ExampleHL7Structural() {
-	spec, err := client.HL7Structural(map[string]string{"message_type": "ORM", "trigger_event": "O01"},
-		client.Field{Path: "PID.3.1", Expected: "W123456789"})
-	fmt.Println(string(spec), err)
+	c := assert.Criterion{
+		TaskID: "task_pa",
+		Label:  "order sent for the right patient",
+		Assertion: client.HL7Structural{
+			CorrelateBy: map[string]client.Value{"message_type": spec.String("ORM")},
+			Fields:      []client.Field{{Path: "PID.3.1", Expected: spec.String("W123456789")}},
+		}.Spec(),
+	}
+	fmt.Println(string(c.Assertion))
+	fmt.Println(string(client.RunCount{Pattern: "git push", Min: spec.Int(1)}.Spec()))
 	// Output:
-	// {"assert":"hl7-structural","correlate_by":{"message_type":"ORM","trigger_event":"O01"},"fields":[{"path":"PID.3.1","expected":"W123456789"}]} <nil>
-}
-
-func ExampleX12Response() {
-	spec, err := client.X12Response("278", nil, client.Field{Path: "HCR01", Expected: "A1"})
-	fmt.Println(string(spec), err)
-	// Output:
-	// {"assert":"x12-response","transaction":"278","correlate_by":{},"fields":[{"path":"HCR01","expected":"A1"}]} <nil>
-}
-
-func ExamplePortalStateMatch() {
-	spec, err := client.PortalStateMatch("payer",
-		client.PortalCorrelation{Resource: "authorizations", Key: "member_id", Value: "W123456789"},
-		client.Field{Path: "status", Expected: "approved"})
-	fmt.Println(string(spec), err)
-	// Output:
-	// {"assert":"portal-state-match","portal":"payer","correlate_by":{"resource":"authorizations","key":"member_id","value":"W123456789"},"assertions":[{"path":"status","expected":"approved"}]} <nil>
-}
-
-func ExampleSFTPFilePresent() {
-	spec, err := client.SFTPFilePresent(client.SFTPFile{
-		PathPattern: "outbox/**/*.json",
-		ParseJSON:   true,
-		Fields:      []client.FileField{{Key: "member.id", Expected: "W123456789"}},
-	})
-	fmt.Println(string(spec), err)
-	// Output:
-	// {"assert":"sftp-file-present","path_pattern":"outbox/**/*.json","parse_json":true,"fields":[{"key":"member.id","expected":"W123456789"}]} <nil>
-}
-
-func ExampleVoiceTranscript() {
-	fmt.Println(string(client.VoiceTranscript(client.SpeakerAgent, []string{"member ID", "approved"}, []string{"denied"})))
-	// Output:
-	// {"assert":"voice-transcript","speaker":"agent","contains":["member ID","approved"],"not_contains":["denied"]}
-}
-
-func ExampleExitCode() {
-	fmt.Println(string(client.ExitCode(0)))
-	fmt.Println(string(client.Ran(`git commit.*-m`)))
-	fmt.Println(string(client.FileContains("notes.md", "## Summary")))
-	// Output:
-	// {"assert":"exit_code","exit_code":0}
-	// {"assert":"ran","ran":"git commit.*-m"}
-	// {"assert":"file_contains","file_contains":{"path":"notes.md","text":"## Summary"}}
-}
-
-func ExampleRunCount() {
-	fmt.Println(string(client.RunCount("git push", client.Ptr(1), nil)))
-	// Output:
+	// {"assert":"hl7-structural","correlate_by":{"message_type":"ORM"},"fields":[{"path":"PID.3.1","expected":"W123456789"}]}
 	// {"assert":"run_count","run_count":{"pattern":"git push","min":1}}
-}
-
-func ExampleVerify() {
-	fmt.Println(string(client.Verify("cat out.txt", client.Ptr("done"), nil)))
-	// Output:
-	// {"assert":"verify","verify":{"run":"cat out.txt","output_contains":"done"}}
 }

@@ -107,7 +107,7 @@ func FuzzResponse(f *testing.F) {
 		}
 		_, _, err = cl.Criteria.Get(ctx, "c1")
 		typed(err)
-		_, _, err = cl.Criteria.Create(ctx, assert.Criterion{TaskID: "t", Assertion: ExitCode(0)})
+		_, _, err = cl.Criteria.Create(ctx, assert.Criterion{TaskID: "t", Assertion: ExitCode{Code: 0}.Spec()})
 		typed(err)
 		_, err = cl.Criteria.Delete(ctx, "c1")
 		typed(err)

@@ -8,9 +8,9 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/spec"
 )
 
 // CriterionUpdate is a partial change to a criterion. Only the fields it
@@ -75,33 +75,53 @@ const (
 // MarshalJSON writes the PATCH body: only the fields u sets, in the order
 // of the criterion object, without HTML escaping.
 func (u CriterionUpdate) MarshalJSON() ([]byte, error) {
-	w := objectWriter{buf: make([]byte, 0, 64+len(u.Assertion))}
-	w.buf = append(w.buf, '{')
-	if u.TaskID != nil {
-		w.stringMember(keyTaskID, *u.TaskID)
+	buf := make([]byte, 0, 64+len(u.Assertion))
+	buf = append(buf, '{')
+	member := func(key string) {
+		if len(buf) > 1 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '"')
+		buf = append(buf, key...)
+		buf = append(buf, '"', ':')
 	}
-	w.nullable(keyInputEntityID, u.InputEntityID)
+	text := func(key, value string) {
+		member(key)
+		buf = append(buf, spec.String(value).String()...)
+	}
+	nullable := func(key string, v NullableString) {
+		switch v.state {
+		case isNull:
+			member(key)
+			buf = append(buf, "null"...)
+		case isSet:
+			text(key, v.value)
+		}
+	}
+	if u.TaskID != nil {
+		text(keyTaskID, *u.TaskID)
+	}
+	nullable(keyInputEntityID, u.InputEntityID)
 	if u.Label != nil {
-		w.stringMember(keyLabel, *u.Label)
+		text(keyLabel, *u.Label)
 	}
 	if u.Assertion != nil {
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, u.Assertion); err != nil {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, u.Assertion); err != nil {
 			return nil, fmt.Errorf("assertion is not valid JSON: %w", err)
 		}
-		w.key(keyAssertion)
-		w.buf = append(w.buf, buf.Bytes()...)
+		member(keyAssertion)
+		buf = append(buf, compact.Bytes()...)
 	}
 	if u.Weight != nil {
 		if math.IsNaN(*u.Weight) || math.IsInf(*u.Weight, 0) {
 			return nil, fmt.Errorf("weight %v is not a JSON number", *u.Weight)
 		}
-		w.key(keyWeight)
-		w.buf = strconv.AppendFloat(w.buf, *u.Weight, 'g', -1, 64)
+		member(keyWeight)
+		buf = strconv.AppendFloat(buf, *u.Weight, 'g', -1, 64)
 	}
-	w.nullable(keyAxis, u.Axis)
-	w.buf = append(w.buf, '}')
-	return w.buf, nil
+	nullable(keyAxis, u.Axis)
+	return append(buf, '}'), nil
 }
 
 // UnmarshalJSON reads a PATCH body, such as the file of `assay criteria
@@ -175,86 +195,4 @@ func (u *CriterionUpdate) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
-}
-
-// objectWriter appends the members of a JSON object in order.
-type objectWriter struct {
-	buf []byte
-	n   int
-}
-
-func (w *objectWriter) key(k string) {
-	if w.n > 0 {
-		w.buf = append(w.buf, ',')
-	}
-	w.n++
-	w.buf = appendString(w.buf, k)
-	w.buf = append(w.buf, ':')
-}
-
-func (w *objectWriter) stringMember(k, v string) {
-	w.key(k)
-	w.buf = appendString(w.buf, v)
-}
-
-func (w *objectWriter) nullable(k string, v NullableString) {
-	switch v.state {
-	case isNull:
-		w.key(k)
-		w.buf = append(w.buf, "null"...)
-	case isSet:
-		w.stringMember(k, v.value)
-	}
-}
-
-// appendString appends s as a JSON string exactly as encoding/json does with
-// SetEscapeHTML(false): "<", ">" and "&" as written, invalid UTF-8 as
-// U+FFFD, U+2028 and U+2029 escaped.
-func appendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < 0x80 {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

@@ -4,7 +4,7 @@
 //	srv := clienttest.NewServer(clienttest.WithAPIKey("test-key"))
 //	defer srv.Close()
 //	cl, _ := client.New(srv.URL, client.WithAPIKey("test-key"))
-//	created, _, err := cl.Criteria.Create(ctx, assert.Criterion{TaskID: "t1", Label: "exit 0", Assertion: client.ExitCode(0)})
+//	created, _, err := cl.Criteria.Create(ctx, assert.Criterion{TaskID: "t1", Label: "exit 0", Assertion: client.ExitCode{Code: 0}.Spec()})
 //
 // The server implements GET /criteria?task_id=&limit=&cursor=, POST
 // /criteria, and GET, PATCH and DELETE /criteria/{id}, with the API's

@@ -21,7 +21,7 @@ func ExampleNewServer() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	created, _, err := cl.Criteria.Create(ctx, assert.Criterion{TaskID: "task_1", Label: "exits 0", Assertion: client.ExitCode(0)})
+	created, _, err := cl.Criteria.Create(ctx, assert.Criterion{TaskID: "task_1", Label: "exits 0", Assertion: client.ExitCode{Code: 0}.Spec()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -62,8 +62,8 @@ func ExampleServer_Add() {
 	defer srv.Close()
 	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	_, err := srv.Add(
-		assert.Criterion{TaskID: "t", Label: "older", Assertion: client.ExitCode(0), CreatedAt: at},
-		assert.Criterion{TaskID: "t", Label: "newer", Assertion: client.Ran("git"), CreatedAt: at.Add(time.Minute)},
+		assert.Criterion{TaskID: "t", Label: "older", Assertion: client.ExitCode{Code: 0}.Spec(), CreatedAt: at},
+		assert.Criterion{TaskID: "t", Label: "newer", Assertion: client.Ran{Pattern: "git"}.Spec(), CreatedAt: at.Add(time.Minute)},
 	)
 	if err != nil {
 		log.Fatal(err)
