@@ -59,12 +59,12 @@ func ExampleParse_error() {
 	_, err := hl7.Parse([]byte("MSH|^~\\&|EHR\rEVN|A01\rpv1|1\r"))
 	var pe *hl7.ParseError
 	if errors.As(err, &pe) {
-		fmt.Println(pe.Segment, pe.Line, errors.Is(err, hl7.ErrStructure))
+		fmt.Println(pe.Location.Segment, pe.Location.Line, errors.Is(err, hl7.ErrStructure))
 	}
 	fmt.Println(err)
 	// Output:
 	// 3 3 true
-	// hl7: segment 3 ("pv1", line 3, byte 21): malformed segment structure: segment ID "pv1" is not three upper-case letters or digits
+	// hl7: 3:1: segment 3: malformed segment structure: segment ID "pv1" is not three upper-case letters or digits
 }
 
 // A check of what an agent sent, from messages held in memory.

@@ -34,7 +34,7 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("error %T is not a *ParseError: %v", err, err)
 			}
-			if pe.Segment > 0 && (pe.Offset < 0 || pe.Offset > len(data) || pe.Line < 1) {
+			if pe.Location.Segment > 0 && (pe.Offset < 0 || pe.Offset > len(data) || pe.Location.Line < 1) {
 				t.Fatalf("bad location %+v", pe)
 			}
 			_ = err.Error()

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"iter"
 	"math"
-	"strconv"
+	"sync"
+
+	"github.com/assaykit/assay/assert"
 )
 
 // Errors a ParseError wraps, for callers that branch on the kind of
@@ -29,25 +31,23 @@ var (
 
 // ParseError is a problem with an HL7 input, located in it.
 type ParseError struct {
-	// Segment is the 1-based number of the segment in the input (blank
-	// lines not counted); 0 when the problem is not in one segment.
-	Segment int
-	// Name is the segment's ID as written, when there is a segment.
+	// Location says where: Segment is the 1-based number of the segment in
+	// the input (blank lines not counted; 0 when the problem is not in one
+	// segment), Line and Column are 1-based (assert.LineColumn: CR, LF and
+	// CRLF each end a line; columns count characters), and File names the
+	// file when a source read one.
+	Location assert.Location
+	// Name is the segment's ID as written (its first three bytes), when
+	// there is a segment.
 	Name string
-	// Line is the 1-based line of the problem, counting CR, LF and CRLF
-	// each as one line break; Offset is its byte offset in the input.
-	Line, Offset int
-	// Err says what is wrong; it wraps ErrHeader, ErrNoMessage or
-	// ErrStructure.
+	// Offset is the 0-based byte offset of the problem in the input.
+	Offset int
+	// Err says what is wrong; it wraps ErrHeader, ErrNoMessage,
+	// ErrStructure or ErrTooLarge.
 	Err error
 }
 
-func (e *ParseError) Error() string {
-	if e.Segment == 0 {
-		return "hl7: " + e.Err.Error()
-	}
-	return fmt.Sprintf("hl7: segment %d (%s, line %d, byte %d): %v", e.Segment, strconv.Quote(e.Name), e.Line, e.Offset, e.Err)
-}
+func (e *ParseError) Error() string { return "hl7: " + e.Location.Prefix(e.Err.Error()) }
 
 // Unwrap returns the cause.
 func (e *ParseError) Unwrap() error { return e.Err }
@@ -64,12 +64,27 @@ const (
 
 // segment locates one segment in the input: data[start:end] is the segment
 // without its terminator, data[end:next] the terminator (CR, LF, CRLF or
-// nothing). d are the delimiters of the header in force.
+// nothing). id is its three-byte ID packed into an integer, so that a path
+// compares IDs without building strings; d are the delimiters of the header
+// in force. lf records that the segment was read with LF terminators.
 type segment struct {
 	start, end, next int32
+	id               uint32
 	d                Delimiters
 	kind             uint8
+	lf               bool
 }
+
+// packID packs a three-byte segment ID.
+func packID(b0, b1, b2 byte) uint32 { return uint32(b0)<<16 | uint32(b1)<<8 | uint32(b2) }
+
+var (
+	idMSH = packID('M', 'S', 'H')
+	idBHS = packID('B', 'H', 'S')
+	idBTS = packID('B', 'T', 'S')
+	idFHS = packID('F', 'H', 'S')
+	idFTS = packID('F', 'T', 'S')
+)
 
 // Batch is everything one input holds, read as one sequence of segments:
 // optional FHS and BHS headers, one or more messages, and the BTS and FTS
@@ -83,13 +98,21 @@ type Batch struct {
 	data     []byte
 	segs     []segment
 	messages []Message
+
+	// idx groups the segments by ID: built once, on the first path read
+	// of a large batch, so that reading a segment by ID and occurrence
+	// does not scan from the start.
+	indexOnce sync.Once
+	idx       *segIndex
 }
 
 // Message is one HL7 v2 message: an MSH segment and the segments up to the
 // next header or trailer. It is a view of the bytes it was parsed from.
 type Message struct {
+	batch *Batch
 	data  []byte
 	segs  []segment
+	first int // position of segs[0] in batch.segs
 	index int
 }
 
@@ -99,19 +122,25 @@ const (
 )
 
 // Parse reads an HL7 v2 input: one message, several back to back, or a
-// batch or file (FHS/BHS ... BTS/FTS). Segments end with CR, LF or CRLF;
-// blank lines are skipped; MLLP framing (0x0B before a message, 0x1C and
-// CR after it) is stripped, so one input may hold several frames.
+// batch or file (FHS/BHS ... BTS/FTS), MLLP-framed or not (0x0B before a
+// message, 0x1C and CR after it; the framing is stripped, so one input may
+// hold several frames).
+//
+// Segment terminators are chosen per frame (per input when it is not
+// framed): when the frame holds a CR, segments end at CR or CRLF (or LF
+// CR) and a lone LF is data, as strict HL7 reads it; otherwise they end at
+// LF. Whitespace at the start of a segment (spaces, tabs, a stray LF) and
+// a UTF-8 byte-order mark are skipped, and blank lines are ignored.
 //
 // Each header (FHS, BHS, MSH) declares the delimiters of the segments that
 // follow it. An input with no MSH, a header whose delimiters cannot be
 // read, a segment before the first header or out of place in the batch
 // structure, or a segment ID that is not three upper-case letters or digits
-// is a *ParseError that names the segment and where it is. Missing BTS and
-// FTS trailers are accepted, and trailer counts are not checked.
+// is a *ParseError that locates the segment. Missing BTS and FTS trailers
+// are accepted, and trailer counts are not checked.
 //
-// Parse keeps slices of data; it allocates a constant number of times per
-// input, never per segment or field.
+// Parse keeps slices of data (it copies nothing); it allocates a constant
+// number of times per input, never per segment or field.
 func Parse(data []byte) (*Batch, error) {
 	if len(data) > math.MaxInt32 {
 		return nil, &ParseError{Err: ErrTooLarge}
@@ -123,10 +152,9 @@ func Parse(data []byte) (*Batch, error) {
 	b := &Batch{data: data, segs: p.segs, messages: make([]Message, 0, p.msgs)}
 	start := -1
 	for i := range b.segs {
-		switch b.segs[i].kind {
-		case kindMSH, kindBHS, kindBTS, kindFHS, kindFTS:
+		if b.segs[i].kind != kindOther {
 			if start >= 0 {
-				b.messages = append(b.messages, Message{data: data, segs: b.segs[start:i:i], index: len(b.messages)})
+				b.messages = append(b.messages, Message{batch: b, data: data, segs: b.segs[start:i:i], first: start, index: len(b.messages)})
 				start = -1
 			}
 			if b.segs[i].kind == kindMSH {
@@ -135,7 +163,8 @@ func Parse(data []byte) (*Batch, error) {
 		}
 	}
 	if start >= 0 {
-		b.messages = append(b.messages, Message{data: data, segs: b.segs[start:len(b.segs):len(b.segs)], index: len(b.messages)})
+		n := len(b.segs)
+		b.messages = append(b.messages, Message{batch: b, data: data, segs: b.segs[start:n:n], first: start, index: len(b.messages)})
 	}
 	return b, nil
 }
@@ -149,16 +178,10 @@ func ParseMessage(data []byte) (*Message, error) {
 		return nil, err
 	}
 	if n := len(b.messages); n != 1 {
-		seg := b.messages[1].segs[0]
-		count := 0
-		for i := range b.segs {
-			count++
-			if b.segs[i].start == seg.start {
-				break
-			}
-		}
+		m := &b.messages[1]
+		seg := m.segs[0]
 		p := parser{data: data}
-		return nil, p.errorAt(count, data[seg.start:seg.end], int(seg.start), fmt.Errorf("%w: the input holds %d messages, not one", ErrStructure, n))
+		return nil, p.errorAt(m.first+1, data[seg.start:seg.end], int(seg.start), fmt.Errorf("%w: the input holds %d messages, not one", ErrStructure, n))
 	}
 	return &b.messages[0], nil
 }
@@ -167,10 +190,11 @@ type parser struct {
 	data []byte
 	segs []segment
 	msgs int
-	// nextCR and nextLF cache the positions of the next CR and LF at or
-	// after the scan position (len(data) when there is none), so each byte
-	// is searched once for each.
-	nextCR, nextLF int
+	// nextCR, nextLF, nextSB and nextEB cache the positions of the next
+	// CR, LF, start block and end block at or after the scan position
+	// (len(data) when there is none), so each byte is searched once for
+	// each.
+	nextCR, nextLF, nextSB, nextEB int
 }
 
 // Structure states.
@@ -183,6 +207,33 @@ const (
 	stEnd            // after FTS
 )
 
+// region returns the end of the frame region that starts at pos (the next
+// MLLP framing byte after pos, or the end of the input) and whether its
+// segments end at CR: whether it holds a CR other than the one that
+// follows an end block.
+func (p *parser) region(pos int) (end int, cr bool) {
+	data := p.data
+	from := pos
+	if data[pos] == mllpStart || data[pos] == mllpEnd {
+		from++
+	}
+	if p.nextSB < from {
+		p.nextSB = indexFrom(data, from, mllpStart)
+	}
+	if p.nextEB < from {
+		p.nextEB = indexFrom(data, from, mllpEnd)
+	}
+	end = min(p.nextSB, p.nextEB)
+	if p.nextCR < pos {
+		p.nextCR = indexFrom(data, pos, '\r')
+	}
+	c := p.nextCR
+	if c == pos+1 && data[pos] == mllpEnd {
+		c = indexFrom(data[:end], c+1, '\r')
+	}
+	return end, c < end
+}
+
 func (p *parser) run() error {
 	data := p.data
 	n := bytes.Count(data, []byte{'\r'})
@@ -190,57 +241,91 @@ func (p *parser) run() error {
 		n = bytes.Count(data, []byte{'\n'})
 	}
 	p.segs = make([]segment, 0, n+1)
-	p.nextCR, p.nextLF = -1, -1
+	p.nextCR, p.nextLF, p.nextSB, p.nextEB = -1, -1, -1, -1
 	var (
 		state                    = stStart
 		fileD, batchD, messageD  Delimiters
 		inFile, inBatch, started bool
 		count                    int
+		regionEnd                int
+		cr                       bool
 	)
 	pos := 0
 	for pos < len(data) {
-		e := p.lineEnd(pos)
-		next := e
-		if e < len(data) {
-			next++
-			if data[e] == '\r' && next < len(data) && data[next] == '\n' {
+		if pos >= regionEnd {
+			regionEnd, cr = p.region(pos)
+		}
+		// The line: up to the terminator of the region's mode, or the
+		// region's end.
+		var e, next int
+		if cr {
+			if p.nextCR < pos {
+				p.nextCR = indexFrom(data, pos, '\r')
+			}
+			e = min(p.nextCR, regionEnd)
+			next = e
+			if e < regionEnd {
+				if e > pos && data[e-1] == '\n' {
+					// LF CR: the LF ends the segment, and the CR is a
+					// blank line after it.
+					e--
+					next = e + 1
+				} else {
+					next++
+					if next < regionEnd && data[next] == '\n' {
+						next++
+					}
+				}
+			}
+		} else {
+			if p.nextLF < pos {
+				p.nextLF = indexFrom(data, pos, '\n')
+			}
+			e = min(p.nextLF, regionEnd)
+			next = e
+			if e < regionEnd {
 				next++
 			}
 		}
 		s, t := pos, e
-		for s < t && (data[s] == mllpStart || data[s] == mllpEnd) {
-			s++
-		}
-		for t > s && (data[t-1] == mllpEnd || data[t-1] == mllpStart) {
-			t--
-		}
 		pos = next
-		if t != e {
-			next = t // the terminator after a framing byte is framing
+		// Skip framing, whitespace and a byte-order mark at the start.
+		for s < t {
+			switch data[s] {
+			case mllpStart, mllpEnd, ' ', '\t', '\n', '\r':
+				s++
+				continue
+			case 0xEF:
+				if t-s >= 3 && data[s+1] == 0xBB && data[s+2] == 0xBF {
+					s += 3
+					continue
+				}
+			}
+			break
 		}
-		seg := data[s:t]
-		if blank(seg) {
+		if s == t { // a blank line
 			continue
 		}
+		seg := data[s:t]
 		count++
-		sg := segment{start: int32(s), end: int32(t), next: int32(next)}
-		fail := func(err error) error { return p.errorAt(count, seg, s, err) }
-		failHeader := func(off int, err error) error { return p.errorAt(count, seg, s+off, err) }
+		sg := segment{start: int32(s), end: int32(t), next: int32(next), lf: !cr}
 		if !validID(seg) {
-			return fail(fmt.Errorf("%w: segment ID %q is not three upper-case letters or digits", ErrStructure, seg[:min(len(seg), 3)]))
+			return p.errorAt(count, seg, s, fmt.Errorf("%w: segment ID %q is not three upper-case letters or digits", ErrStructure, seg[:min(len(seg), 3)]))
 		}
-		switch string(seg[:3]) {
-		case "FHS":
+		sg.id = packID(seg[0], seg[1], seg[2])
+		fail := func(err error) error { return p.errorAt(count, seg, s, err) }
+		switch sg.id {
+		case idFHS:
 			if state != stStart {
 				return fail(fmt.Errorf("%w: FHS must be the first segment and appear once", ErrStructure))
 			}
 			d, off, err := readDelimiters(seg)
 			if err != nil {
-				return failHeader(off, err)
+				return p.errorAt(count, seg, s+off, err)
 			}
 			fileD, messageD, batchD = d, d, d
 			inFile, state, sg.kind = true, stFile, kindFHS
-		case "BHS":
+		case idBHS:
 			switch state {
 			case stBatch, stMessage:
 				if inBatch {
@@ -252,11 +337,11 @@ func (p *parser) run() error {
 			}
 			d, off, err := readDelimiters(seg)
 			if err != nil {
-				return failHeader(off, err)
+				return p.errorAt(count, seg, s+off, err)
 			}
 			batchD, messageD = d, d
 			inBatch, state, sg.kind = true, stBatch, kindBHS
-		case "MSH":
+		case idMSH:
 			if state == stEnd {
 				return fail(fmt.Errorf("%w: MSH after FTS", ErrStructure))
 			}
@@ -265,18 +350,18 @@ func (p *parser) run() error {
 			}
 			d, off, err := readDelimiters(seg)
 			if err != nil {
-				return failHeader(off, err)
+				return p.errorAt(count, seg, s+off, err)
 			}
 			messageD = d
 			state, sg.kind, started = stMessage, kindMSH, true
 			p.msgs++
-		case "BTS":
+		case idBTS:
 			if !inBatch {
 				return fail(fmt.Errorf("%w: BTS without BHS", ErrStructure))
 			}
 			messageD = batchD
 			inBatch, state, sg.kind = false, stBetween, kindBTS
-		case "FTS":
+		case idFTS:
 			if !inFile {
 				return fail(fmt.Errorf("%w: FTS without FHS", ErrStructure))
 			}
@@ -312,19 +397,10 @@ func (p *parser) run() error {
 	return nil
 }
 
-// lineEnd returns the position of the first CR or LF at or after pos, or
-// len(data).
-func (p *parser) lineEnd(pos int) int {
-	if p.nextCR < pos {
-		p.nextCR = indexFrom(p.data, pos, '\r')
-	}
-	if p.nextLF < pos {
-		p.nextLF = indexFrom(p.data, pos, '\n')
-	}
-	return min(p.nextCR, p.nextLF)
-}
-
 func indexFrom(data []byte, pos int, c byte) int {
+	if pos >= len(data) {
+		return len(data)
+	}
 	if i := bytes.IndexByte(data[pos:], c); i >= 0 {
 		return pos + i
 	}
@@ -345,39 +421,16 @@ func validID(seg []byte) bool {
 	return true
 }
 
-// blank reports whether a line holds only spaces and tabs.
-func blank(seg []byte) bool {
-	for _, c := range seg {
-		if c != ' ' && c != '\t' {
-			return false
-		}
-	}
-	return true
-}
-
 // errorAt builds the ParseError of the count'th segment, seg, for a
 // problem at byte offset off of the input.
 func (p *parser) errorAt(count int, seg []byte, off int, err error) error {
-	return &ParseError{Segment: count, Name: string(seg[:min(len(seg), 3)]), Line: lineOf(p.data, off), Offset: off, Err: err}
-}
-
-// lineOf returns the 1-based line of offset off, counting CR, LF and CRLF
-// each as one line break.
-func lineOf(data []byte, off int) int {
-	line := 1
-	data = data[:min(off, len(data))]
-	for i := 0; i < len(data); i++ {
-		switch data[i] {
-		case '\r':
-			line++
-			if i+1 < len(data) && data[i+1] == '\n' {
-				i++
-			}
-		case '\n':
-			line++
-		}
+	line, col := assert.LineColumn(p.data, off)
+	return &ParseError{
+		Location: assert.Location{Line: line, Column: col, Segment: count},
+		Name:     string(seg[:min(len(seg), 3)]),
+		Offset:   off,
+		Err:      err,
 	}
-	return line
 }
 
 // Messages returns the batch's messages in input order.
@@ -387,6 +440,18 @@ func (b *Batch) Messages() []*Message {
 		out[i] = &b.messages[i]
 	}
 	return out
+}
+
+// All iterates over the batch's messages in input order, without building
+// a slice.
+func (b *Batch) All() iter.Seq2[int, *Message] {
+	return func(yield func(int, *Message) bool) {
+		for i := range b.messages {
+			if !yield(i, &b.messages[i]) {
+				return
+			}
+		}
+	}
 }
 
 // Len returns the number of messages in the batch.
@@ -429,6 +494,13 @@ func (m *Message) Delimiters() Delimiters {
 // Segments iterates over the message's segments in order, MSH first.
 func (m *Message) Segments() iter.Seq[Segment] { return segmentsOf(m.data, m.segs) }
 
+// Len returns the number of segments in the message.
+func (m *Message) Len() int { return len(m.segs) }
+
+// Segment returns the message's i'th segment (0-based, MSH is 0); like a
+// slice index, it panics when i is out of range.
+func (m *Message) Segment(i int) Segment { return segmentAt(m.data, &m.segs[i]) }
+
 // ControlID returns MSH.10, the message control id, as text.
 func (m *Message) ControlID() string { return m.Get(pathControlID).String() }
 
@@ -436,6 +508,7 @@ func (m *Message) ControlID() string { return m.Get(pathControlID).String() }
 type Segment struct {
 	raw []byte
 	d   Delimiters
+	hdr bool
 }
 
 // Name returns the segment ID, such as "PID".
@@ -447,10 +520,14 @@ func (s Segment) Bytes() []byte { return s.raw }
 // Delimiters returns the delimiters in force for the segment.
 func (s Segment) Delimiters() Delimiters { return s.d }
 
+func segmentAt(data []byte, sg *segment) Segment {
+	return Segment{raw: data[sg.start:sg.end], d: sg.d, hdr: header(sg.kind)}
+}
+
 func segmentsOf(data []byte, segs []segment) iter.Seq[Segment] {
 	return func(yield func(Segment) bool) {
 		for i := range segs {
-			if !yield(Segment{raw: data[segs[i].start:segs[i].end], d: segs[i].d}) {
+			if !yield(segmentAt(data, &segs[i])) {
 				return
 			}
 		}

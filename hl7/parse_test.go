@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/assaykit/assay/assert"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -60,8 +62,8 @@ func TestParseErrors(t *testing.T) {
 			if !errors.Is(err, tt.is) {
 				t.Errorf("error %v does not wrap %v", err, tt.is)
 			}
-			if pe.Segment != tt.segment || tt.seg != "" && pe.Name != tt.seg || pe.Line != tt.line || tt.offset != 0 && pe.Offset != tt.offset {
-				t.Errorf("located at segment %d %q line %d byte %d, want %d %q %d %d: %v", pe.Segment, pe.Name, pe.Line, pe.Offset, tt.segment, tt.seg, tt.line, tt.offset, err)
+			if pe.Location.Segment != tt.segment || tt.seg != "" && pe.Name != tt.seg || pe.Location.Line != tt.line || tt.offset != 0 && pe.Offset != tt.offset {
+				t.Errorf("located at segment %d %q line %d byte %d, want %d %q %d %d: %v", pe.Location.Segment, pe.Name, pe.Location.Line, pe.Offset, tt.segment, tt.seg, tt.line, tt.offset, err)
 			}
 			if !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("error %q does not say %q", err, tt.msg)
@@ -209,7 +211,7 @@ func TestParseMessage(t *testing.T) {
 	}
 	_, err = ParseMessage(readTestdata(t, "own/mllp_two_frames.hl7"))
 	var pe *ParseError
-	if !errors.As(err, &pe) || !errors.Is(err, ErrStructure) || pe.Segment != 4 || pe.Name != "MSH" || !strings.Contains(err.Error(), "2 messages") {
+	if !errors.As(err, &pe) || !errors.Is(err, ErrStructure) || pe.Location.Segment != 4 || pe.Name != "MSH" || !strings.Contains(err.Error(), "2 messages") {
 		t.Fatalf("error %v", err)
 	}
 	if _, err := ParseMessage(nil); !errors.Is(err, ErrNoMessage) {
@@ -247,11 +249,13 @@ func TestLineEndings(t *testing.T) {
 	}
 }
 
+// TestLineOf pins the line rule ParseError uses (assert.LineColumn): CR,
+// LF and CRLF each end one line.
 func TestLineOf(t *testing.T) {
 	data := []byte("a\r\nb\rc\nd\n\re")
 	for off, want := range map[int]int{0: 1, 3: 2, 5: 3, 7: 4, 10: 6, 11: 6, 99: 6} {
-		if got := lineOf(data, off); got != want {
-			t.Errorf("lineOf(%d) = %d, want %d", off, got, want)
+		if got, _ := assert.LineColumn(data, off); got != want {
+			t.Errorf("line of %d = %d, want %d", off, got, want)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package hl7
 
 import (
 	"bytes"
+	"iter"
+	"slices"
 )
 
 // Levels of the node a Value holds, which decide what counts as structure
@@ -9,6 +11,7 @@ import (
 const (
 	levelNone      uint8 = iota // nothing selected
 	levelSegment                // a whole segment
+	levelField                  // a whole field, repetitions and all
 	levelRep                    // a field repetition
 	levelComponent              // a component
 	levelSub                    // a subcomponent
@@ -40,6 +43,8 @@ func (v Value) IsNull() bool { return len(v.raw) == 2 && v.raw[0] == '"' && v.ra
 // leaf reads unescaped; a node with structure reads as encoded.
 func (v Value) IsLeaf() bool {
 	switch v.level {
+	case levelField:
+		return !has(v.raw, v.d.Repetition) && !has(v.raw, v.d.Component) && !has(v.raw, v.d.Subcomponent)
 	case levelRep:
 		return !has(v.raw, v.d.Component) && !has(v.raw, v.d.Subcomponent)
 	case levelComponent:
@@ -171,27 +176,98 @@ func nth(b []byte, sep byte, n int) ([]byte, bool) {
 // is field 1 and the encoding characters field 2.
 func header(kind uint8) bool { return kind == kindMSH || kind == kindBHS || kind == kindFHS }
 
-// query calls yield with every value p selects among segs, in order, until
-// yield returns false.
-func query(data []byte, segs []segment, p *Path, yield func(Value) bool) {
+// indexThreshold is the number of segments above which a batch builds its
+// segment index on the first path read; below it a scan is faster.
+const indexThreshold = 128
+
+// idCodes is the number of possible segment IDs (three of 0-9A-Z).
+const idCodes = 36 * 36 * 36
+
+// idCode maps a packed segment ID of upper-case letters and digits to
+// 0..idCodes-1.
+func idCode(id uint32) int {
+	c := func(b byte) int {
+		if b <= '9' {
+			return int(b - '0')
+		}
+		return int(b-'A') + 10
+	}
+	return (c(byte(id>>16))*36+c(byte(id>>8)))*36 + c(byte(id))
+}
+
+// segIndex lists the batch's segment positions grouped by ID, in input
+// order within each ID: the positions of the segments whose ID has code k
+// are pos[start[k]:start[k+1]]. It is built once, in linear time.
+type segIndex struct {
+	start []int32
+	pos   []int32
+}
+
+func (b *Batch) index() *segIndex {
+	b.indexOnce.Do(func() {
+		x := &segIndex{start: make([]int32, idCodes+1), pos: make([]int32, len(b.segs))}
+		for i := range b.segs {
+			x.start[idCode(b.segs[i].id)+1]++
+		}
+		for k := 1; k <= idCodes; k++ {
+			x.start[k] += x.start[k-1]
+		}
+		fill := make([]int32, idCodes)
+		for i := range b.segs {
+			k := idCode(b.segs[i].id)
+			x.pos[x.start[k]+fill[k]] = int32(i)
+			fill[k]++
+		}
+		b.idx = x
+	})
+	return b.idx
+}
+
+// query calls yield with every value p selects among the batch's segments
+// lo..hi-1, in order, until yield returns false.
+func (b *Batch) query(lo, hi int, p *Path, yield func(Value) bool) {
 	if !p.valid() {
 		return
 	}
+	id := packID(p.Segment[0], p.Segment[1], p.Segment[2])
+	want := p.Occurrence
+	if want == 0 {
+		want = 1
+	}
+	segs := b.segs
+	if len(segs) > indexThreshold && validIDString(p.Segment) {
+		x := b.index()
+		k := idCode(id)
+		list := x.pos[x.start[k]:x.start[k+1]]
+		// The first of them at or after lo.
+		j, _ := slices.BinarySearch(list, int32(lo))
+		if want != Any {
+			j += want - 1
+			if j < len(list) && int(list[j]) < hi {
+				sg := &segs[list[j]]
+				selectIn(b.data[sg.start:sg.end], sg.d, header(sg.kind), p, yield)
+			}
+			return
+		}
+		for ; j < len(list) && int(list[j]) < hi; j++ {
+			sg := &segs[list[j]]
+			if !selectIn(b.data[sg.start:sg.end], sg.d, header(sg.kind), p, yield) {
+				return
+			}
+		}
+		return
+	}
 	occ := 0
-	for i := range segs {
+	for i := lo; i < hi; i++ {
 		sg := &segs[i]
-		raw := data[sg.start:sg.end]
-		if string(raw[:3]) != p.Segment {
+		if sg.id != id {
 			continue
 		}
 		occ++
-		if p.Occurrence > 0 && occ != p.Occurrence || p.Occurrence == 0 && occ > 1 {
-			if p.Occurrence != Any && occ > max(p.Occurrence, 1) {
-				return
-			}
+		if want != Any && occ != want {
 			continue
 		}
-		if !selectIn(raw, sg.d, header(sg.kind), p, yield) {
+		if !selectIn(b.data[sg.start:sg.end], sg.d, header(sg.kind), p, yield) || want != Any {
 			return
 		}
 	}
@@ -270,40 +346,176 @@ func selectRep(rep []byte, d Delimiters, p *Path, yield func(Value) bool) bool {
 
 // Get returns the first value p selects in the message (for a path
 // without *, the only one); the zero Value when it selects nothing.
-func (m *Message) Get(p Path) Value { return first(m.data, m.segs, &p) }
-
-// GetAll appends every value p selects in the message to dst, in order.
-func (m *Message) GetAll(p Path, dst []Value) []Value { return all(m.data, m.segs, &p, dst) }
-
-// Get returns the first value p selects in the batch, reading it as one
-// sequence of segments (so MSH[2].10 is the second message's control id).
-func (b *Batch) Get(p Path) Value { return first(b.data, b.segs, &p) }
-
-// GetAll appends every value p selects in the batch to dst, in order.
-func (b *Batch) GetAll(p Path, dst []Value) []Value { return all(b.data, b.segs, &p, dst) }
-
-func first(data []byte, segs []segment, p *Path) Value {
+func (m *Message) Get(p Path) Value {
 	var out Value
-	query(data, segs, p, func(v Value) bool { out = v; return false })
+	m.query(&p, func(v Value) bool { out = v; return false })
 	return out
 }
 
-func all(data []byte, segs []segment, p *Path, dst []Value) []Value {
-	query(data, segs, p, func(v Value) bool { dst = append(dst, v); return true })
+// GetAll appends every value p selects in the message to dst, in order.
+func (m *Message) GetAll(p Path, dst []Value) []Value {
+	m.query(&p, func(v Value) bool { dst = append(dst, v); return true })
 	return dst
+}
+
+// Values iterates over every value p selects in the message, in order.
+func (m *Message) Values(p Path) iter.Seq[Value] {
+	return func(yield func(Value) bool) { m.query(&p, yield) }
 }
 
 // Texts returns the text of every value p selects in the message, as
 // check.TextField takes them.
-func (m *Message) Texts(p Path) []string { return texts(m.data, m.segs, &p) }
+func (m *Message) Texts(p Path) []string {
+	var out []string
+	m.query(&p, func(v Value) bool { out = append(out, v.String()); return true })
+	return out
+}
+
+func (m *Message) query(p *Path, yield func(Value) bool) {
+	if m.batch == nil {
+		return
+	}
+	m.batch.query(m.first, m.first+len(m.segs), p, yield)
+}
+
+// Get returns the first value p selects in the batch, reading it as one
+// sequence of segments (so MSH[2].10 is the second message's control id).
+// A batch of many segments indexes them by ID on its first read, so that
+// each read after it takes constant time, not a scan from the start.
+func (b *Batch) Get(p Path) Value {
+	var out Value
+	b.query(0, len(b.segs), &p, func(v Value) bool { out = v; return false })
+	return out
+}
+
+// GetAll appends every value p selects in the batch to dst, in order.
+func (b *Batch) GetAll(p Path, dst []Value) []Value {
+	b.query(0, len(b.segs), &p, func(v Value) bool { dst = append(dst, v); return true })
+	return dst
+}
+
+// Values iterates over every value p selects in the batch, in order.
+func (b *Batch) Values(p Path) iter.Seq[Value] {
+	return func(yield func(Value) bool) { b.query(0, len(b.segs), &p, yield) }
+}
 
 // Texts returns the text of every value p selects in the batch.
-func (b *Batch) Texts(p Path) []string { return texts(b.data, b.segs, &p) }
-
-func texts(data []byte, segs []segment, p *Path) []string {
+func (b *Batch) Texts(p Path) []string {
 	var out []string
-	query(data, segs, p, func(v Value) bool { out = append(out, v.String()); return true })
+	b.query(0, len(b.segs), &p, func(v Value) bool { out = append(out, v.String()); return true })
 	return out
 }
 
 var pathControlID = Path{Segment: "MSH", Field: 10}
+
+// Fields iterates over the segment's fields with their numbers as a path
+// numbers them (MSH.1 is the field separator and MSH.2 the encoding
+// characters; in other segments field 1 follows the ID). Each field is
+// read whole, repetitions and all: a leaf reads unescaped, a field with
+// structure as encoded; Repetitions, Components and Subcomponents go
+// deeper. Reading every field this way is one pass over the segment.
+func (s Segment) Fields() iter.Seq2[int, Value] {
+	return func(yield func(int, Value) bool) {
+		if len(s.raw) < 4 {
+			return
+		}
+		rest := s.raw[4:]
+		n := 1
+		if s.hdr {
+			if !yield(1, Value{raw: s.raw[3:4], d: s.d, level: levelAtomic}) {
+				return
+			}
+			enc, _ := nth(rest, s.d.Field, 1)
+			if !yield(2, Value{raw: enc, d: s.d, level: levelAtomic}) {
+				return
+			}
+			if len(enc) == len(rest) {
+				return
+			}
+			rest, n = rest[len(enc)+1:], 3
+		}
+		for ; ; n++ {
+			i := bytes.IndexByte(rest, s.d.Field)
+			if i < 0 {
+				yield(n, Value{raw: rest, d: s.d, level: levelField})
+				return
+			}
+			if !yield(n, Value{raw: rest[:i], d: s.d, level: levelField}) {
+				return
+			}
+			rest = rest[i+1:]
+		}
+	}
+}
+
+// Repetitions iterates over the repetitions of a field that Segment.Fields
+// yielded; any other node is its own only repetition.
+func (v Value) Repetitions() iter.Seq[Value] {
+	if v.level != levelField {
+		return v.self()
+	}
+	return splitValues(v.raw, v.d, v.d.Repetition, levelRep)
+}
+
+// Components iterates over the components of a repetition (of a field
+// from Segment.Fields, its first repetition's); a component, subcomponent
+// or header field is its own only component.
+func (v Value) Components() iter.Seq[Value] {
+	switch v.level {
+	case levelField:
+		first, _ := nth(v.raw, v.d.Repetition, 1)
+		return splitValues(first, v.d, v.d.Component, levelComponent)
+	case levelRep:
+		return splitValues(v.raw, v.d, v.d.Component, levelComponent)
+	}
+	return v.self()
+}
+
+// Subcomponents iterates over the subcomponents of a component; any other
+// node is its own only subcomponent.
+func (v Value) Subcomponents() iter.Seq[Value] {
+	if v.level != levelComponent {
+		return v.self()
+	}
+	return splitValues(v.raw, v.d, v.d.Subcomponent, levelSub)
+}
+
+func (v Value) self() iter.Seq[Value] {
+	return func(yield func(Value) bool) {
+		if v.Exists() {
+			yield(v)
+		}
+	}
+}
+
+func splitValues(raw []byte, d Delimiters, sep byte, level uint8) iter.Seq[Value] {
+	return func(yield func(Value) bool) {
+		for {
+			i := -1
+			if sep != 0 {
+				i = bytes.IndexByte(raw, sep)
+			}
+			if i < 0 {
+				yield(Value{raw: raw, d: d, level: level})
+				return
+			}
+			if !yield(Value{raw: raw[:i], d: d, level: level}) {
+				return
+			}
+			raw = raw[i+1:]
+		}
+	}
+}
+
+// validIDString is validID for a path's segment ID.
+func validIDString(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for i := range 3 {
+		if c := s[i]; !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
