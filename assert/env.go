@@ -3,6 +3,7 @@ package assert
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 )
 
@@ -56,7 +57,19 @@ type MissingSourceError struct {
 }
 
 func (e *MissingSourceError) Error() string {
-	return fmt.Sprintf("no %s evidence: the environment has no %s source", sourceDomain(e.Type), e.Type)
+	if !strings.HasPrefix(e.Type.PkgPath(), "github.com/assaykit/assay/") {
+		// A kind of the user's own: name the Go type, which is what its
+		// author attaches.
+		return fmt.Sprintf("no %s evidence: the environment has no %s source", sourceDomain(e.Type), e.Type)
+	}
+	// assay's own kinds: say which snapshot folder is missing, as a
+	// command-line user knows it, not which Go type.
+	domain := sourceDomain(e.Type)
+	folder := domain
+	if folder == "clitask" {
+		folder = "cli"
+	}
+	return fmt.Sprintf("no %s evidence: the sandbox has no %s/ folder (or, in Go, nothing was attached with %s.Attach)", domain, folder, domain)
 }
 
 func sourceDomain(t reflect.Type) string {

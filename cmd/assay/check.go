@@ -6,17 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"strconv"
 	"strings"
 
-	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/clitask"
+	"github.com/assaykit/assay/report"
 	"gopkg.in/yaml.v3"
 )
 
 func init() {
-	register("check", command{summary: "evaluate cli-bench tasks against recorded traces", run: runCheck})
+	register("check", command{summary: "evaluate cli-bench tasks against recorded traces",
+		usage: "assay check --suite FILE --trace FILE [--task ID] [--format text|json|junit] [--no-color]", run: runCheck})
 	extraSchemas["suite"] = func() json.RawMessage { return json.RawMessage(clitask.SuiteSchema) }
 	yamlValidator = validateSuiteYAML
 }
@@ -26,11 +25,15 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 	suitePath := fs.String("suite", "", "cli-bench suite `FILE` (cli-bench.yaml)")
 	tracePath := fs.String("trace", "", "trace `FILE`: {\"runs\": [{\"task_id\", \"model\", \"workdir\", \"commands\"}]} or one run object")
 	taskID := fs.String("task", "", "check only the runs of the task with this `ID`")
-	out := formatText
-	fs.Var(&out, "format", "output `format`: text, json or junit")
+	formatName := fs.String("format", "text", "output `format`: text, json or junit")
+	noColor := fs.Bool("no-color", false, "never colour the text output (NO_COLOR does the same)")
 	rest, ok := parseFlags(fs, c, args)
 	if !ok {
 		return exitUsage
+	}
+	out, err := report.ParseFormat(*formatName, report.Text, report.JSON, report.JUnit)
+	if err != nil {
+		return c.badInput("check: --format: %v", err)
 	}
 	switch {
 	case len(rest) > 0:
@@ -55,7 +58,7 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		return c.badInput("check: %v", err)
 	}
-	report, err := suite.Check(ctx, runs, clitask.CheckOptions{TaskID: *taskID})
+	result, err := suite.Check(ctx, runs, clitask.CheckOptions{TaskID: *taskID})
 	if err != nil {
 		var re *clitask.RunError
 		switch {
@@ -70,25 +73,17 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 		}
 		return c.badInput("check: %v", err)
 	}
-	switch out {
-	case formatJSON:
-		err = writeJSON(c.stdout, report)
-	case formatJUnit:
-		err = writeJUnit(c.stdout, "assay check "+*suitePath, checkSuites(report))
-	default:
-		err = writeCheckText(c.stdout, report)
-	}
-	if err != nil {
+	if err := report.WriteSuite(c.stdout, out, result, c.textOptions(*noColor)); err != nil {
 		fmt.Fprintf(c.stderr, "assay: check: writing output: %v\n", err)
 		return exitUsage
 	}
-	if len(report.Runs) == 0 {
+	if len(result.Runs) == 0 {
 		fmt.Fprintf(c.stderr, "assay: check: warning: %s holds no run of the tasks checked\n", *tracePath)
 	}
 	// With thresholds and the whole suite checked, the thresholds decide.
 	if suite.Thresholds != nil && *taskID == "" {
 		code := exitOK
-		for _, t := range report.Thresholds {
+		for _, t := range result.Thresholds {
 			if !t.Violated {
 				continue
 			}
@@ -97,11 +92,11 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 				level, code = "error", exitFail
 			}
 			fmt.Fprintf(c.stderr, "assay: check: %s: model %s passed %s of its runs, below the minimum %s (behavior: %s)\n",
-				level, t.Model, percent(t.Rate), percent(t.Minimum), t.Behavior)
+				level, t.Model, report.Percent(t.Rate), report.Percent(t.Minimum), t.Behavior)
 		}
 		return code
 	}
-	if report.Passed() {
+	if result.Passed() {
 		return exitOK
 	}
 	return exitFail
@@ -113,99 +108,6 @@ func taskList(s *clitask.Suite) string {
 		ids[i] = t.ID
 	}
 	return strings.Join(ids, ", ")
-}
-
-// percent renders a rate with at most one decimal: 100%, 33.3%.
-func percent(p float64) string {
-	return strconv.FormatFloat(float64(int64(p*10+0.5))/10, 'f', -1, 64) + "%"
-}
-
-// runNames numbers the runs of each task and model: "add [m] #2".
-func runNames(runs []clitask.RunResult) []string {
-	seen := map[string]int{}
-	names := make([]string, len(runs))
-	for i, r := range runs {
-		key := r.TaskID + " [" + r.Model + "]"
-		seen[key]++
-		names[i] = key + " #" + strconv.Itoa(seen[key])
-	}
-	return names
-}
-
-// writeCheckText prints each run with its assertions, the tasks not run,
-// the pass rates and the thresholds.
-func writeCheckText(w io.Writer, r *clitask.Report) error {
-	var b strings.Builder
-	for i, name := range runNames(r.Runs) {
-		run := r.Runs[i]
-		verdict := "PASS"
-		if !run.Passed {
-			verdict = "FAIL"
-		}
-		fmt.Fprintf(&b, "%s  %s\n", verdict, name)
-		for _, a := range run.Assertions {
-			fmt.Fprintf(&b, "      %-6s %s: %s\n", a.Status, a.Kind, indent(a.Details, "             "))
-		}
-	}
-	if len(r.NotRun) > 0 {
-		fmt.Fprintf(&b, "\nnot run: %s\n", strings.Join(r.NotRun, ", "))
-	}
-	if len(r.PassRates) > 0 {
-		b.WriteString("\npass rates:\n")
-		for _, m := range sortedKeys(r.PassRates) {
-			pr := r.PassRates[m]
-			fmt.Fprintf(&b, "  %-30s %d/%d  %s\n", m, pr.Passed, pr.Total, percent(pr.Rate))
-		}
-	}
-	if len(r.Thresholds) > 0 {
-		b.WriteString("\nthresholds:\n")
-		for _, t := range r.Thresholds {
-			state := "ok"
-			if t.Violated {
-				state = "VIOLATED (" + t.Behavior + ")"
-			}
-			fmt.Fprintf(&b, "  %-30s %s, minimum %s  %s\n", t.Model, percent(t.Rate), percent(t.Minimum), state)
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// checkSuites renders the report as JUnit: one testsuite per run, one
-// testcase per assertion, and a "thresholds" testsuite whose violated
-// error-behavior thresholds are failures.
-func checkSuites(r *clitask.Report) []junitSuite {
-	var suites []junitSuite
-	for i, name := range runNames(r.Runs) {
-		run := r.Runs[i]
-		s := junitSuite{Name: name, Properties: &junitProperties{Property: []junitProperty{
-			{Name: "task_id", Value: run.TaskID}, {Name: "model", Value: run.Model},
-			{Name: "passed", Value: strconv.FormatBool(run.Passed)},
-		}}}
-		for j, a := range run.Assertions {
-			tc := junitCase{Name: fmt.Sprintf("%d %s", j+1, a.Kind), Classname: "clitask." + run.TaskID}
-			switch a.Status {
-			case assert.StatusFailed:
-				tc.Failure = &junitMessage{Message: a.Details, Type: "failed"}
-			case assert.StatusError:
-				tc.Error = &junitMessage{Message: a.Details, Type: "error"}
-			}
-			s.add(tc)
-		}
-		suites = append(suites, s)
-	}
-	if len(r.Thresholds) > 0 {
-		s := junitSuite{Name: "thresholds", Properties: &junitProperties{Property: []junitProperty{{Name: "behavior", Value: r.Thresholds[0].Behavior}}}}
-		for _, t := range r.Thresholds {
-			tc := junitCase{Name: t.Model, Classname: "clitask.thresholds"}
-			if t.Violated && t.Behavior == clitask.BehaviorError {
-				tc.Failure = &junitMessage{Message: fmt.Sprintf("pass rate %s is below the minimum %s", percent(t.Rate), percent(t.Minimum)), Type: "threshold"}
-			}
-			s.add(tc)
-		}
-		suites = append(suites, s)
-	}
-	return suites
 }
 
 // validateSuiteYAML validates a cli-bench suite file, or a task file (a

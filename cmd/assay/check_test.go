@@ -18,7 +18,8 @@ import (
 // exit code.
 func TestCheckScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/check",
+		Dir:           "testdata/check",
+		UpdateScripts: *update,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"assay":    scriptAssay,
 			"exitcode": scriptExitCode,

@@ -46,12 +46,12 @@ func TestEvalExitCodes(t *testing.T) {
 	}{
 		{"pass", `[{"label": "paid", "assertion": ` + passSpec + `}]`, sandbox, exitOK, "verdict pass", ""},
 		{"pass even though a light criterion failed",
-			`[{"assertion": ` + passSpec + `, "weight": 9.5}, {"label": "light", "assertion": ` + failSpec + `, "weight": 0.5}]`, sandbox, exitOK, "FAILED 0.000  light", ""},
+			`[{"assertion": ` + passSpec + `, "weight": 9.5}, {"label": "light", "assertion": ` + failSpec + `, "weight": 0.5}]`, sandbox, exitOK, "FAIL  0.000  light  [#1]", ""},
 		{"partial", `{"data": [{"assertion": ` + passSpec + `}, {"assertion": ` + failSpec + `}]}`, sandbox, exitFail, "score 0.500  verdict partial", ""},
 		{"empty list is valid and fails", `[]`, sandbox, exitFail, "verdict fail  (0 criteria)", ""},
 		{"unknown kind fails its criterion, exit by verdict",
 			`[{"assertion": ` + passSpec + `, "weight": 9}, {"label": "future", "assertion": {"assert": "quantum-state"}}]`, sandbox, exitOK, `unknown kind "quantum-state"`, ""},
-		{"missing subfolder: error status, exit by verdict", `[{"assertion": ` + passSpec + `}]`, writeDir(t, dir, "empty"), exitFail, "ERROR  0.000", ""},
+		{"missing subfolder: error status, exit by verdict", `[{"assertion": ` + passSpec + `}]`, writeDir(t, dir, "empty"), exitFail, "ERROR 0.000", "holds none of the evidence folders"},
 		{"not JSON", `[{"assertion": `, sandbox, exitUsage, "", "not JSON"},
 		{"neither list nor list response", `{"criteria": []}`, sandbox, exitUsage, "", `list response {"data": [...]}`},
 		{"item not an object", `[{"assertion": ` + passSpec + `}, "x"]`, sandbox, exitUsage, "", "/1: a criterion must be a JSON object, not a string"},
@@ -157,13 +157,31 @@ func TestEvalJUnit(t *testing.T) {
 	if code != exitFail {
 		t.Fatalf("code %d", code)
 	}
-	var doc junitSuites
+	type junitMessage struct {
+		Message string `xml:"message,attr"`
+		Text    string `xml:",chardata"`
+	}
+	var doc struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string        `xml:"name,attr"`
+				Time    string        `xml:"time,attr"`
+				Failure *junitMessage `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
 	if err := xml.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
 	if doc.Tests != 2 || doc.Failures != 1 || doc.Errors != 0 || len(doc.Suites) != 1 ||
 		doc.Suites[0].Cases[0].Failure != nil || doc.Suites[0].Cases[1].Failure == nil || doc.Suites[0].Cases[1].Name != "bad" {
 		t.Fatalf("got %+v", doc)
+	}
+	if tm := doc.Suites[0].Cases[0].Time; strings.ContainsAny(tm, "eE") || tm == "" {
+		t.Errorf("time %q is not a decimal", tm)
 	}
 }
 

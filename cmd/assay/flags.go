@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,13 +17,18 @@ func newFlags(name string, c *cli) *flag.FlagSet {
 
 // parseFlags parses args, allowing flags after positional arguments, and
 // returns the positional ones. A parse error is printed with the flag set's
-// usage; ok is false then.
+// usage to stderr; -h or --help prints the usage to stdout and marks the
+// run as helped (exit 0). ok is false in both cases.
 func parseFlags(fs *flag.FlagSet, c *cli, args []string) (positional []string, ok bool) {
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				c.helped = true
+				printUsage(c.stdout, fs)
+				return nil, false
+			}
 			fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
-			fs.SetOutput(c.stderr)
-			fs.PrintDefaults()
+			printUsage(c.stderr, fs)
 			return nil, false
 		}
 		args = fs.Args()
@@ -34,24 +40,37 @@ func parseFlags(fs *flag.FlagSet, c *cli, args []string) (positional []string, o
 	}
 }
 
-// format is the value of a --format flag.
-type format string
-
-const (
-	formatText  format = "text"
-	formatJSON  format = "json"
-	formatJUnit format = "junit"
-)
-
-func (f *format) String() string { return string(*f) }
-
-func (f *format) Set(s string) error {
-	switch format(s) {
-	case formatText, formatJSON, formatJUnit:
-		*f = format(s)
-		return nil
+// printUsage prints a subcommand's synopsis and its flags, written with two
+// dashes as the README writes them.
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	name := strings.TrimPrefix(fs.Name(), "assay ")
+	if cmd, ok := commands[strings.Fields(name)[0]]; ok {
+		if cmd.usage != "" {
+			fmt.Fprintf(w, "usage: %s\n", cmd.usage)
+		} else {
+			fmt.Fprintf(w, "usage: assay %s [flags]\n", name)
+		}
+		if cmd.summary != "" {
+			fmt.Fprintf(w, "\n%s\n", cmd.summary)
+		}
 	}
-	return fmt.Errorf("format must be text, json or junit, not %q", s)
+	first := true
+	fs.VisitAll(func(f *flag.Flag) {
+		if first {
+			fmt.Fprintln(w, "\nflags:")
+			first = false
+		}
+		arg, text := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if arg != "" {
+			line += " " + arg
+		}
+		if f.DefValue != "" && f.DefValue != "false" {
+			text += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "%s\n      %s\n", line, text)
+	})
+	fmt.Fprintln(w, "\nexit codes: 0 ok, 1 failing result, 2 bad usage or input")
 }
 
 // quoteList renders names for messages.

@@ -23,6 +23,8 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+
+	"github.com/assaykit/assay/assert"
 )
 
 // Exit codes.
@@ -38,13 +40,21 @@ type cli struct {
 	stdout, stderr io.Writer
 	stdin          io.Reader
 	getenv         func(string) string
+	// registry decodes every spec; the default registry unless a program
+	// embedding the command gives its own.
+	registry *assert.Registry
+	// helped is set when a subcommand printed its usage for -h/--help:
+	// that is a success, whatever the subcommand returned.
+	helped bool
 }
 
 // command is one subcommand. Each lives in its own file and adds itself to
 // commands from init.
 type command struct {
 	summary string
-	run     func(ctx context.Context, c *cli, args []string) int
+	// usage is the synopsis printed by -h, e.g. "assay eval --criteria FILE ...".
+	usage string
+	run   func(ctx context.Context, c *cli, args []string) int
 }
 
 var commands = map[string]command{}
@@ -72,11 +82,12 @@ func run(ctx context.Context, c *cli, args []string) (code int) {
 			code = exitUsage
 		}
 	}()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(c.stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
+		return exitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(c.stdout)
 		return exitOK
 	}
 	cmd, ok := commands[args[0]]
@@ -85,7 +96,14 @@ func run(ctx context.Context, c *cli, args []string) (code int) {
 		usage(c.stderr)
 		return exitUsage
 	}
-	return cmd.run(ctx, c, args[1:])
+	if c.registry == nil {
+		c.registry = assert.DefaultRegistry()
+	}
+	code = cmd.run(ctx, c, args[1:])
+	if c.helped {
+		return exitOK
+	}
+	return code
 }
 
 func usage(w io.Writer) {

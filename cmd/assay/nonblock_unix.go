@@ -1,0 +1,8 @@
+//go:build unix
+
+package main
+
+import "syscall"
+
+// nonBlock opens a FIFO at once instead of waiting for a writer.
+const nonBlock = syscall.O_NONBLOCK

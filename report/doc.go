@@ -1,0 +1,28 @@
+// Package report writes assay's results for people and for machines: a task
+// result (criteria against one rollout), a benchmark (many runs), and a
+// cli-bench report, each as text, JSON or JUnit XML (and JSON lines for
+// benchmarks). The assay command prints through it, and a Go harness can
+// too:
+//
+//	res, err := assert.Evaluate(ctx, criteria, env)
+//	...
+//	report.WriteTask(os.Stdout, report.Text, res, report.Options{Color: report.IsTerminal(os.Stdout)})
+//
+// Text is for a person: a mark, the score, the label and the criterion id
+// per criterion, its one-sentence details and, for a failure, every failing
+// field as expected vs actual (read from the evidence's field_results,
+// assertion_results or phrase_results); then the axes, a line "N passed, M
+// failed, K errors", and the failures listed again. Scores print with 3
+// decimals. Colour is used only when Options.Color is set; ColorFor decides
+// it the way the command does (a terminal, and NO_COLOR unset or empty).
+//
+// JSON is the command's contract: the task result's keys are score,
+// verdict, axes, criteria, counts; each criterion's end with kind, axis
+// (null when the criterion names none) and weight. JSON is written without
+// HTML escaping, so evidence such as "<PID>" reads as written.
+//
+// JUnit has one testsuite per task (or run), one testcase per criterion or
+// assertion; a failed check is a <failure> whose text carries the details
+// and the field diffs, a check that could not run an <error>; times are
+// decimal seconds.
+package report

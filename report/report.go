@@ -1,0 +1,168 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Format is an output format.
+type Format string
+
+// The formats. JSONL applies to benchmarks only.
+const (
+	Text  Format = "text"
+	JSON  Format = "json"
+	JUnit Format = "junit"
+	JSONL Format = "jsonl"
+)
+
+// ParseFormat reads a --format value; allowed lists the formats the caller
+// accepts (all four when empty).
+func ParseFormat(s string, allowed ...Format) (Format, error) {
+	if len(allowed) == 0 {
+		allowed = []Format{Text, JSON, JUnit, JSONL}
+	}
+	for _, f := range allowed {
+		if Format(s) == f {
+			return f, nil
+		}
+	}
+	names := make([]string, len(allowed))
+	for i, f := range allowed {
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("format must be %s, not %q", orList(names), s)
+}
+
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// Options tune the text format.
+type Options struct {
+	// Color marks statuses with ANSI colours.
+	Color bool
+}
+
+// ColorFor reports whether text written to w should be coloured: w is a
+// terminal, NO_COLOR is unset or empty, and noColor (a --no-color flag) is
+// false. getenv is os.Getenv or a test's stand-in.
+func ColorFor(w io.Writer, noColor bool, getenv func(string) string) bool {
+	if noColor || getenv("NO_COLOR") != "" {
+		return false
+	}
+	return IsTerminal(w)
+}
+
+// IsTerminal reports whether w is a character device, such as a terminal.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// writeJSON prints v as indented JSON without HTML escaping.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeJSONLine prints v as one line of JSON without HTML escaping.
+func writeJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// FieldDiff is one failing field of a candidate check, as the evidence
+// reports it.
+type FieldDiff struct {
+	// Name is the field's path (or key, or phrase).
+	Name string
+	// Expected and Actual are the values as JSON text.
+	Expected, Actual string
+	// Reason explains the failure where the values alone would not.
+	Reason string
+}
+
+// FieldDiffs reads the failing fields of a check's evidence: the entries
+// of its field_results, assertion_results or phrase_results whose passed
+// is false. Evidence of other shapes has none.
+func FieldDiffs(evidence any) []FieldDiff {
+	if evidence == nil {
+		return nil
+	}
+	data, err := json.Marshal(evidence)
+	if err != nil {
+		return nil
+	}
+	doc := gjson.ParseBytes(data)
+	var out []FieldDiff
+	for _, key := range []string{"field_results", "assertion_results", "phrase_results"} {
+		doc.Get(key).ForEach(func(_, fr gjson.Result) bool {
+			if fr.Get("passed").Type != gjson.False {
+				return true
+			}
+			d := FieldDiff{Reason: fr.Get("reason").String()}
+			switch {
+			case fr.Get("phrase").Exists():
+				d.Name = "phrase " + fr.Get("phrase").Raw
+				d.Expected = fr.Get("expected").String()
+				d.Actual = "absent"
+				if fr.Get("found").Bool() {
+					d.Actual = "present"
+					if q := fr.Get("quote"); q.Type == gjson.String && q.Str != "" {
+						d.Actual += " (" + q.Raw + ")"
+					}
+				}
+			case fr.Get("key").Exists():
+				d.Name = "key " + fr.Get("key").Raw
+				d.Expected, d.Actual = rawOrNull(fr.Get("expected")), rawOrNull(fr.Get("actual"))
+			default:
+				d.Name = fr.Get("path").String()
+				d.Expected, d.Actual = rawOrNull(fr.Get("expected")), rawOrNull(fr.Get("actual"))
+			}
+			out = append(out, d)
+			return true
+		})
+	}
+	return out
+}
+
+func rawOrNull(v gjson.Result) string {
+	if !v.Exists() {
+		return "null"
+	}
+	return v.Raw
+}
+
+// String renders the diff as "NAME: expected E, got A (reason)".
+func (d FieldDiff) String() string {
+	s := fmt.Sprintf("%s: expected %s, got %s", d.Name, d.Expected, d.Actual)
+	if d.Reason != "" {
+		s += " (" + d.Reason + ")"
+	}
+	return s
+}
+
+// Decimal renders seconds as a decimal number, never with an exponent.
+func Decimal(seconds float64) string {
+	s := strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", max(seconds, 0)), "0"), ".")
+	if s == "" {
+		return "0"
+	}
+	return s
+}

@@ -1,0 +1,139 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/clitask"
+)
+
+// WriteSuite writes a cli-bench report in format f: JSON (assay check's
+// contract), Text (each run with its assertions, the tasks not run, pass
+// rates and thresholds) or JUnit (one testsuite per run, one testcase per
+// assertion, and a "thresholds" testsuite whose violated error-behaviour
+// thresholds are failures).
+func WriteSuite(w io.Writer, f Format, r *clitask.Report, o Options) error {
+	switch f {
+	case JSON:
+		return writeJSON(w, r)
+	case JUnit:
+		return writeJUnit(w, "assay check", suiteSuites(r))
+	case Text:
+		names := RunNames(r.Runs)
+		for i := range r.Runs {
+			if err := WriteSuiteRunText(w, names[i], r.Runs[i], o); err != nil {
+				return err
+			}
+		}
+		return WriteSuiteSummaryText(w, r, o)
+	}
+	return fmt.Errorf("report: a cli-bench report cannot be written as %q", f)
+}
+
+// RunNames numbers the runs of each task and model: "add [m] #2".
+func RunNames(runs []clitask.RunResult) []string {
+	seen := map[string]int{}
+	names := make([]string, len(runs))
+	for i, r := range runs {
+		key := r.TaskID + " [" + r.Model + "]"
+		seen[key]++
+		names[i] = key + " #" + strconv.Itoa(seen[key])
+	}
+	return names
+}
+
+// WriteSuiteRunText writes one run and its assertions, as assay check
+// streams them while it judges.
+func WriteSuiteRunText(w io.Writer, name string, run clitask.RunResult, o Options) error {
+	var b strings.Builder
+	st := assert.StatusPassed
+	if !run.Passed {
+		st = assert.StatusFailed
+	}
+	fmt.Fprintf(&b, "%s %s\n", mark(st, o), name)
+	for _, a := range run.Assertions {
+		fmt.Fprintf(&b, "      %-6s %s: %s\n", a.Status, a.Kind, strings.ReplaceAll(a.Details, "\n", "\n             "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteSuiteSummaryText writes the tasks not run, the pass rates and the
+// thresholds.
+func WriteSuiteSummaryText(w io.Writer, r *clitask.Report, o Options) error {
+	var b strings.Builder
+	passed := 0
+	for _, run := range r.Runs {
+		if run.Passed {
+			passed++
+		}
+	}
+	fmt.Fprintf(&b, "\n%d passed, %d failed\n", passed, len(r.Runs)-passed)
+	if len(r.NotRun) > 0 {
+		fmt.Fprintf(&b, "\nnot run: %s\n", strings.Join(r.NotRun, ", "))
+	}
+	if len(r.PassRates) > 0 {
+		b.WriteString("\npass rates:\n")
+		for _, m := range sortedKeys(r.PassRates) {
+			pr := r.PassRates[m]
+			fmt.Fprintf(&b, "  %-30s %d/%d  %s\n", m, pr.Passed, pr.Total, Percent(pr.Rate))
+		}
+	}
+	if len(r.Thresholds) > 0 {
+		b.WriteString("\nthresholds:\n")
+		for _, t := range r.Thresholds {
+			state := "ok"
+			if t.Violated {
+				state = "VIOLATED (" + t.Behavior + ")"
+				if o.Color {
+					state = red + state + reset
+				}
+			}
+			fmt.Fprintf(&b, "  %-30s %s, minimum %s  %s\n", t.Model, Percent(t.Rate), Percent(t.Minimum), state)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Percent renders a rate with at most one decimal: 100%, 33.3%.
+func Percent(p float64) string {
+	return strconv.FormatFloat(float64(int64(p*10+0.5))/10, 'f', -1, 64) + "%"
+}
+
+func suiteSuites(r *clitask.Report) []junitSuite {
+	var suites []junitSuite
+	for i, name := range RunNames(r.Runs) {
+		run := r.Runs[i]
+		s := junitSuite{Name: name, Properties: &junitProperties{Property: []junitProperty{
+			{Name: "task_id", Value: run.TaskID}, {Name: "model", Value: run.Model},
+			{Name: "passed", Value: strconv.FormatBool(run.Passed)},
+		}}}
+		for j, a := range run.Assertions {
+			tc := junitCase{Name: fmt.Sprintf("%d %s", j+1, a.Kind), Classname: "clitask." + run.TaskID}
+			switch a.Status {
+			case assert.StatusFailed:
+				tc.Failure = &junitMessage{Message: a.Details, Type: "failed", Text: a.Details}
+			case assert.StatusError:
+				tc.Error = &junitMessage{Message: a.Details, Type: "error", Text: a.Details}
+			}
+			s.add(tc, 0)
+		}
+		suites = append(suites, s)
+	}
+	if len(r.Thresholds) > 0 {
+		s := junitSuite{Name: "thresholds", Properties: &junitProperties{Property: []junitProperty{{Name: "behavior", Value: r.Thresholds[0].Behavior}}}}
+		for _, t := range r.Thresholds {
+			tc := junitCase{Name: t.Model, Classname: "clitask.thresholds"}
+			if t.Violated && t.Behavior == clitask.BehaviorError {
+				tc.Failure = &junitMessage{Message: fmt.Sprintf("pass rate %s is below the minimum %s", Percent(t.Rate), Percent(t.Minimum)), Type: "threshold"}
+			}
+			s.add(tc, 0)
+		}
+		suites = append(suites, s)
+	}
+	return suites
+}
