@@ -57,7 +57,9 @@ type MissingSourceError struct {
 }
 
 func (e *MissingSourceError) Error() string {
-	if !strings.HasPrefix(e.Type.PkgPath(), "github.com/assaykit/assay/") {
+	switch strings.TrimPrefix(e.Type.PkgPath(), "github.com/assaykit/assay/") {
+	case "clitask", "fhir", "hl7", "x12", "sftp", "voice", "portal":
+	default:
 		// A kind of the user's own: name the Go type, which is what its
 		// author attaches.
 		return fmt.Sprintf("no %s evidence: the environment has no %s source", sourceDomain(e.Type), e.Type)
