@@ -93,14 +93,20 @@ func (cr *CriterionResult) UnmarshalJSON(data []byte) error {
 	type plain CriterionResult
 	var v struct {
 		plain
-		Kind   *string  `json:"kind"`
-		Axis   *string  `json:"axis"`
-		Weight *float64 `json:"weight"`
+		// Evidence stays as written, its keys in their documented order.
+		Evidence json.RawMessage `json:"evidence"`
+		Kind     *string         `json:"kind"`
+		Axis     *string         `json:"axis"`
+		Weight   *float64        `json:"weight"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
 	*cr = CriterionResult(v.plain)
+	cr.Evidence = nil
+	if len(v.Evidence) > 0 && string(v.Evidence) != "null" {
+		cr.Evidence = v.Evidence
+	}
 	cr.Kind, cr.Axis, cr.Weight = "", DefaultAxis, 1
 	if v.Kind != nil {
 		cr.Kind = *v.Kind

@@ -16,11 +16,12 @@ import (
 )
 
 func init() {
-	register("criteria", command{summary: "call the criteria API: list, get, create, update, delete", run: runCriteria})
+	register("criteria", command{summary: "call the criteria API: list, get, create, update, delete",
+		usage: "assay criteria list|get|create|update|delete [ID] [--task ID] [--file FILE] [--base-url URL]", run: runCriteria})
 }
 
 func criteriaUsage(w io.Writer) {
-	fmt.Fprintln(w, `usage:
+	fmt.Fprintln(w, `usage: assay criteria list|get|create|update|delete ...
   assay criteria list --task ID        every criterion of a task (all pages), as one JSON array
   assay criteria get ID
   assay criteria create --file FILE    FILE holds one criterion object ("-" reads stdin)
@@ -45,7 +46,7 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 	switch sub {
 	case "list", "get", "create", "update", "delete":
 	case "-h", "--help", "help":
-		criteriaUsage(c.stderr)
+		criteriaUsage(c.stdout)
 		return exitOK
 	default:
 		fmt.Fprintf(c.stderr, "assay criteria: unknown subcommand %q\n", sub)

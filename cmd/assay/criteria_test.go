@@ -274,8 +274,8 @@ func TestCriteriaUsageErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, stderr, code := runAssay(t, env, "criteria", "--help"); code != exitOK || !strings.Contains(stderr, "assay criteria list --task ID") {
-		t.Errorf("--help: exit %d, %q", code, stderr)
+	if stdout, _, code := runAssay(t, env, "criteria", "--help"); code != exitOK || !strings.Contains(stdout, "assay criteria list --task ID") {
+		t.Errorf("--help: exit %d, %q", code, stdout)
 	}
 }
 

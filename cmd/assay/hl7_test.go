@@ -69,7 +69,7 @@ func TestHL7GetErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"unparsable file", []string{"hl7", "get", bad, "MSH.10"}, exitUsage, `bad.hl7: hl7: segment 3 ("pv1", line 3, byte 19)`},
+		{"unparsable file", []string{"hl7", "get", bad, "MSH.10"}, exitUsage, `bad.hl7: hl7: 3:1: segment 3: malformed segment structure: segment ID "pv1"`},
 		{"missing file", []string{"hl7", "get", filepath.Join(dir, "nope.hl7"), "MSH.10"}, exitUsage, "nope.hl7"},
 		{"bad path", []string{"hl7", "get", good, "MSH.10", "pid.5"}, exitUsage, `path "pid.5": at offset 0: segment IDs are upper-case`},
 		{"no path", []string{"hl7", "get", good}, exitUsage, "need a FILE and at least one PATH"},

@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 func TestValidateCriteria(t *testing.T) {
@@ -67,5 +70,43 @@ func TestSchema(t *testing.T) {
 	}
 	if _, _, code := runAssay(t, nil, "schema", "a", "b"); code != exitUsage {
 		t.Errorf("two args: code %d", code)
+	}
+}
+
+// The criteria-file schema completes and checks criteria in editors: it
+// accepts the example's criteria and rejects a typo, in both drafts.
+func TestSchemaCriteriaFile(t *testing.T) {
+	example, err := os.ReadFile("../../examples/priorauth/criteria.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, draft := range []string{"2020-12", "07"} {
+		stdout, stderr, code := runAssay(t, nil, "schema", "criteria", "--draft", draft)
+		if code != exitOK {
+			t.Fatalf("draft %s: code %d %s", draft, code, stderr)
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource("criteria.json", strings.NewReader(stdout)); err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.Compile("criteria.json")
+		if err != nil {
+			t.Fatalf("draft %s does not compile: %v", draft, err)
+		}
+		var doc any
+		if err := json.Unmarshal(example, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(doc); err != nil {
+			t.Errorf("draft %s rejects the example: %v", draft, err)
+		}
+		var typo any
+		_ = json.Unmarshal([]byte(`[{"label": "x", "assertion": {"assert": "portal-state-match", "correlate_by": {"resource": "r", "key": "k"}, "assertions": [{"path": "a", "expect": 1}]}}]`), &typo)
+		if s.Validate(typo) == nil {
+			t.Errorf("draft %s accepts a typo", draft)
+		}
+		if draft == "07" && (!strings.Contains(stdout, "draft-07") || strings.Contains(stdout, "$defs")) {
+			t.Errorf("draft 07 output still speaks 2020-12")
+		}
 	}
 }
