@@ -11,10 +11,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/assaykit/assay/internal/retry"
+	"github.com/assaykit/assay/spec"
 )
 
 // APIKeyEnv is the environment variable New reads the API key from when no
@@ -40,6 +42,7 @@ type Client struct {
 	Criteria *CriteriaService
 
 	base      string // scheme://host/path, without a trailing slash
+	origin    origin // the base URL's scheme, host and port
 	key       *secret
 	http      *http.Client
 	userAgent string
@@ -49,8 +52,27 @@ type Client struct {
 }
 
 // secret keeps the API key behind a pointer, so that printing a Client value
-// with %v shows an address, never the key.
-type secret struct{ value string }
+// with %v shows an address, never the key. forms are the spellings of the
+// key that are scrubbed from what the client reports: as written, and as
+// JSON and URLs escape it.
+type secret struct {
+	value string
+	forms []string
+}
+
+func newSecret(key string) *secret {
+	s := &secret{value: key}
+	if len(key) < minRedactLen {
+		return s
+	}
+	escaped := spec.String(key).String()
+	for _, form := range []string{key, escaped[1 : len(escaped)-1], url.QueryEscape(key), url.PathEscape(key)} {
+		if !slices.Contains(s.forms, form) {
+			s.forms = append(s.forms, form)
+		}
+	}
+	return s
+}
 
 // String describes the client without its key.
 func (c *Client) String() string {
@@ -126,7 +148,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	c := &Client{
 		base:      base,
-		key:       &secret{value: key},
+		origin:    originOf(mustParse(base)),
+		key:       newSecret(key),
 		http:      s.http,
 		userAgent: s.userAgent,
 		retry:     DefaultRetryPolicy(),
@@ -136,6 +159,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if c.http == nil {
 		c.http = &http.Client{}
 	}
+	c.http = c.guardRedirects(c.http)
 	if c.userAgent == "" {
 		c.userAgent = DefaultUserAgent
 	}
@@ -208,6 +232,9 @@ func noScheme(raw string) error {
 	return err
 }
 
+// maxShownURL bounds the request URL quoted in errors and logs.
+const maxShownURL = 256
+
 // Response is an API response. Its body has already been read and decoded;
 // Body is a reader over the bytes read.
 type Response struct {
@@ -220,7 +247,8 @@ type Response struct {
 	// Attempts is how many times the request was sent.
 	Attempts int
 
-	method, url string // for messages
+	method, url string  // for messages
+	client      *Client // for scrubbing messages
 }
 
 func requestID(h http.Header) string {
@@ -245,6 +273,12 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		q := query.Encode()
 		target += "?" + q
 		shown += "?" + q
+	}
+	// A query may hold what the server sent (a cursor), so what errors and
+	// logs show is scrubbed, and cut when long.
+	shown = c.redact(shown)
+	if len(shown) > maxShownURL {
+		shown = fmt.Sprintf("%s... (%d bytes)", strings.ToValidUTF8(shown[:maxShownURL], ""), len(shown))
 	}
 	retries := c.retry.Retries(method)
 	var last error
@@ -307,9 +341,9 @@ func (c *Client) finish(method, shown string, resp *http.Response, body []byte, 
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, nil, &ResponseError{Method: method, URL: shown, StatusCode: resp.StatusCode,
-			ContentType: resp.Header.Get("Content-Type"), Offset: -1, Reason: "unexpected status " + resp.Status}
+			ContentType: resp.Header.Get("Content-Type"), Offset: -1, Reason: "unexpected status " + c.redact(resp.Status)}
 	}
-	return &Response{Response: resp, RequestID: requestID(resp.Header), Attempts: attempts, method: method, url: shown}, body, nil
+	return &Response{Response: resp, RequestID: requestID(resp.Header), Attempts: attempts, method: method, url: shown, client: c}, body, nil
 }
 
 // errorMember reports an "error" member of a 2xx body (some gateways answer
@@ -323,10 +357,13 @@ func (c *Client) errorMember(r *Response, body []byte, member json.RawMessage) e
 	return c.apiError(r.method, r.url, r.Response, body, r.Attempts)
 }
 
-// decodeError reports a 2xx body that is not what the call expects.
+// decodeError reports a 2xx body that is not what the call expects. The
+// reason and the cause are scrubbed of the key, since both may quote the
+// body.
 func (r *Response) decodeError(reason string, err error) *ResponseError {
 	return &ResponseError{Method: r.method, URL: r.url, StatusCode: r.StatusCode,
-		ContentType: r.Header.Get("Content-Type"), Offset: jsonOffset(err), Reason: reason, Err: err}
+		ContentType: r.Header.Get("Content-Type"), Offset: jsonOffset(err),
+		Reason: r.client.redact(reason), Err: r.client.scrubError(err)}
 }
 
 // send makes one attempt: it sends the request and reads the whole
@@ -350,24 +387,48 @@ func (c *Client) send(ctx context.Context, method, target string, payload []byte
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if c.key.value != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key.value)
-	}
+	c.authorize(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
 	data, err := readBody(resp.Body, resp.ContentLength)
-	resp.Request = withoutCredentials(resp.Request)
+	resp.Request = c.withoutCredentials(resp.Request)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the response body: %w", err)
 	}
 	if len(data) > maxResponseBody {
 		return nil, nil, fmt.Errorf("response body larger than %d bytes", maxResponseBody)
 	}
+	// Whatever the server sent back is scrubbed before anything reads it:
+	// a server (or a proxy) that echoes the Authorization header into a
+	// header, the status line or the body does not make the client report
+	// the key.
+	c.scrubResponse(resp)
+	data = c.redactBytes(data)
 	resp.Body = io.NopCloser(bytes.NewReader(data))
 	return resp, data, nil
+}
+
+// scrubResponse removes the key from the status line and every header of
+// resp (trailers included).
+func (c *Client) scrubResponse(resp *http.Response) {
+	if len(c.key.forms) == 0 {
+		return
+	}
+	resp.Status = c.redact(resp.Status)
+	for _, h := range []http.Header{resp.Header, resp.Trailer} {
+		for name, values := range h {
+			for i, v := range values {
+				values[i] = c.redact(v)
+			}
+			if clean := c.redact(name); clean != name {
+				delete(h, name)
+				h[clean] = values
+			}
+		}
+	}
 }
 
 // readBody reads a response body of up to maxResponseBody+1 bytes, sized
@@ -383,14 +444,28 @@ func readBody(r io.Reader, contentLength int64) ([]byte, error) {
 }
 
 // withoutCredentials returns a copy of req whose Authorization header is
-// masked, for responses handed to callers.
-func withoutCredentials(req *http.Request) *http.Request {
-	if req == nil || req.Header.Get("Authorization") == "" {
+// masked, for responses handed to callers; a URL that holds the key (a
+// redirect target the server chose, a cursor it echoed) is scrubbed too.
+func (c *Client) withoutCredentials(req *http.Request) *http.Request {
+	if req == nil {
+		return nil
+	}
+	dirtyURL := req.URL != nil && c.redact(req.URL.String()) != req.URL.String()
+	if req.Header.Get("Authorization") == "" && !dirtyURL {
 		return req
 	}
 	clone := *req
 	clone.Header = req.Header.Clone()
-	clone.Header.Set("Authorization", "Bearer [REDACTED]")
+	if clone.Header.Get("Authorization") != "" {
+		clone.Header.Set("Authorization", "Bearer [REDACTED]")
+	}
+	if dirtyURL {
+		clean := &url.URL{Scheme: req.URL.Scheme, Host: c.redact(req.URL.Host), Path: "/[REDACTED]"}
+		if u, err := url.Parse(c.redact(req.URL.String())); err == nil {
+			clean = u
+		}
+		clone.URL = clean
+	}
 	return &clone
 }
 
@@ -433,13 +508,30 @@ func (c *Client) apiError(method, shown string, resp *http.Response, body []byte
 // message while protecting nothing.
 const minRedactLen = 6
 
-// redact removes the API key from text that came from elsewhere, such as a
+// redacted replaces the key in what the client reports.
+const redacted = "[REDACTED]"
+
+// redact removes the API key, in every form it may take (as written,
+// JSON-escaped, URL-escaped), from text that came from elsewhere, such as a
 // server that echoes the Authorization header in its error message.
 func (c *Client) redact(s string) string {
-	if k := c.key.value; len(k) >= minRedactLen && strings.Contains(s, k) {
-		return strings.ReplaceAll(s, k, "[REDACTED]")
+	for _, form := range c.key.forms {
+		if strings.Contains(s, form) {
+			s = strings.ReplaceAll(s, form, redacted)
+		}
 	}
 	return s
+}
+
+// redactBytes is redact for a body; it returns b itself when b holds no
+// form of the key.
+func (c *Client) redactBytes(b []byte) []byte {
+	for _, form := range c.key.forms {
+		if bytes.Contains(b, []byte(form)) {
+			b = bytes.ReplaceAll(b, []byte(form), []byte(redacted))
+		}
+	}
+	return b
 }
 
 // scrubbedError is an error whose text had the API key removed; it still

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,20 @@ import (
 
 // MaxLimit is the largest page a list asks for.
 const MaxLimit = 100
+
+// DefaultMaxPages is how many pages All and ListAll fetch at most in one
+// listing unless ListOptions.MaxPages says otherwise: 10,000 pages of 100
+// is a million criteria, far beyond any task, and a server that keeps
+// handing out fresh cursors cannot make a listing run forever.
+const DefaultMaxPages = 10000
+
+// ErrRepeatedCursor is wrapped by the *ResponseError of a listing whose
+// next cursor equals a cursor already used in it: following it would loop.
+var ErrRepeatedCursor = errors.New("the API repeated a cursor")
+
+// ErrTooManyPages is wrapped by the *ResponseError of a listing that has
+// more pages than its limit (ListOptions.MaxPages, DefaultMaxPages).
+var ErrTooManyPages = errors.New("the list has more pages than the limit")
 
 // CriteriaService holds the calls on /criteria. Criteria are
 // assert.Criterion values, so a list fetched here feeds assert.Evaluate as
@@ -33,6 +48,9 @@ type ListOptions struct {
 	// Cursor is the Response.NextCursor of the previous page; "" is the
 	// first page.
 	Cursor string
+	// MaxPages bounds how many pages All and ListAll fetch; 0 means
+	// DefaultMaxPages. List ignores it.
+	MaxPages int
 }
 
 // listPage is one page of a list response. The next page's cursor is
@@ -144,8 +162,11 @@ func listError(resp *Response, body []byte, base string, err error) error {
 
 // All iterates over every criterion of a task, fetching page after page
 // (MaxLimit at a time unless opts says otherwise, starting at opts.Cursor).
-// It stops after yielding the first error, and also when the API hands out
-// a cursor it handed out before, which would loop forever.
+// It stops after yielding the first error. A listing whose next cursor
+// equals any cursor already used in it (the starting one included) stops
+// with a *ResponseError wrapping ErrRepeatedCursor, and one with more pages
+// than opts.MaxPages (default DefaultMaxPages) with ErrTooManyPages, so a
+// faulty or hostile server cannot make it loop or grow forever.
 //
 //	for c, err := range cl.Criteria.All(ctx, "task_1", nil) {
 //		if err != nil { ... }
@@ -153,14 +174,20 @@ func listError(resp *Response, body []byte, base string, err error) error {
 func (s *CriteriaService) All(ctx context.Context, taskID string, opts *ListOptions) iter.Seq2[assert.Criterion, error] {
 	return func(yield func(assert.Criterion, error) bool) {
 		o := ListOptions{Limit: MaxLimit}
+		maxPages := DefaultMaxPages
 		if opts != nil {
 			o.Cursor = opts.Cursor
 			if opts.Limit != 0 {
 				o.Limit = opts.Limit
 			}
+			if opts.MaxPages > 0 {
+				maxPages = opts.MaxPages
+			}
 		}
-		seen := map[string]bool{}
-		for {
+		// Cursors are remembered by their hash: a server's cursors may be
+		// long, and a listing may use thousands.
+		used := map[[sha256.Size]byte]bool{sha256.Sum256([]byte(o.Cursor)): true}
+		for pages := 1; ; pages++ {
 			page, resp, err := s.List(ctx, taskID, &o)
 			if err != nil {
 				yield(assert.Criterion{}, err)
@@ -175,18 +202,33 @@ func (s *CriteriaService) All(ctx context.Context, taskID string, opts *ListOpti
 			if next == "" {
 				return
 			}
-			if seen[next] || next == o.Cursor {
-				yield(assert.Criterion{}, resp.decodeError(fmt.Sprintf("the next cursor %q was already used: the list does not advance", next), nil))
+			if pages >= maxPages {
+				yield(assert.Criterion{}, resp.decodeError(fmt.Sprintf("page %d of a listing limited to %d pages has a next cursor", pages, maxPages), ErrTooManyPages))
 				return
 			}
-			seen[next] = true
+			sum := sha256.Sum256([]byte(next))
+			if used[sum] {
+				yield(assert.Criterion{}, resp.decodeError(fmt.Sprintf("page %d's next cursor %s was already used in this listing: the list does not advance", pages, quoteCursor(next)), ErrRepeatedCursor))
+				return
+			}
+			used[sum] = true
 			o.Cursor = next
 		}
 	}
 }
 
-// ListAll returns every criterion of a task, following every page; the
-// result feeds assert.Evaluate directly.
+// quoteCursor quotes a cursor for a message, cut to 64 bytes.
+func quoteCursor(c string) string {
+	const shown = 64
+	if len(c) <= shown {
+		return strconv.Quote(c)
+	}
+	return strconv.Quote(c[:shown]) + fmt.Sprintf(" (%d bytes)", len(c))
+}
+
+// ListAll returns every criterion of a task, following every page (at most
+// DefaultMaxPages); the result feeds assert.Evaluate directly. On an error
+// it returns no criteria, not a partial list.
 func (s *CriteriaService) ListAll(ctx context.Context, taskID string) ([]assert.Criterion, error) {
 	var out []assert.Criterion
 	for c, err := range s.All(ctx, taskID, nil) {

@@ -30,7 +30,7 @@
 // The policy follows hashicorp/go-retryablehttp: a RetryPolicy with a
 // CheckRetry and a Backoff function, both replaceable, defaulting to
 // DefaultCheckRetry and DefaultBackoff. GET, PATCH and DELETE are retried on
-// 429, on 5xx except 501, and when no response came (refused or reset
+// 408, 429, 5xx except 501, and when no response came (refused or reset
 // connection, attempt timeout), at most 3 times (4 attempts), waiting an
 // exponential, jittered backoff from 500 ms capped at 30 s; a Retry-After
 // header on a 429 or 503 is honoured up to the same cap. POST (Create) is
@@ -62,20 +62,59 @@
 //
 // # The API key
 //
-// The key is sent only in the Authorization header. It never appears in an
-// error, a log line or a printed Client: URLs never hold it, the response
-// kept in an APIError has its request's Authorization header masked, and
-// text that came from the server (messages, details, bodies) has the key
-// replaced by [REDACTED] in case the server echoes it (keys shorter than 6
-// characters are not scrubbed, as that would mangle every message).
+// The key is sent only in the Authorization header, and only to the base
+// URL's origin: its scheme, host and port, with default ports made explicit
+// (https://api.example.com is https://api.example.com:443). A redirect
+// within the origin is followed with the key; one to another host, another
+// port of the same host, or another scheme (https to http, and also http to
+// https) is followed without it, and a redirect back to the origin gets it
+// again. (net/http alone compares host names only, so it would send the key
+// to another port or over plain http.) The client wraps the CheckRedirect
+// of the http.Client given to WithHTTPClient, which still decides whether to
+// follow, on a copy: the caller's client is not changed.
+//
+// The key never appears in what the client reports. URLs never hold it;
+// the response kept in an APIError or a Response has its request's
+// Authorization header masked; and everything the server sent (the status
+// line, every header, X-Request-Id included, and every body, error or not)
+// has the key, as written and in its JSON- and URL-escaped forms, replaced
+// by [REDACTED] before the client reads it, so errors, their fields,
+// Response values, decoded criteria and log lines cannot carry it, even
+// from a server that echoes the Authorization header. Keys shorter than 6
+// characters are not scrubbed, as that would mangle every message.
+//
+// # Listing
+//
+// All and ListAll follow the next cursor page after page, and stop with a
+// *ResponseError when a next cursor equals any cursor already used in that
+// listing (the starting one included; ErrRepeatedCursor) or when the list
+// has more than ListOptions.MaxPages pages (default DefaultMaxPages,
+// 10,000; ErrTooManyPages). ListAll then returns no criteria, not a partial
+// list.
+//
+// # Printing criteria
+//
+// Reduce returns a criterion as the JSON object of the eight criterion keys
+// (id, task_id, input_entity_id, label, assertion, weight, axis,
+// created_at), in order, which is what `assay criteria list` and `get`
+// print: criteria are read leniently from the API (it may add keys), and
+// what is printed is always a valid criteria file.
 //
 // # Decisions where the API description is silent
 //
 //   - Lists: the next cursor is read from _meta.next, else from a top-level
 //     next_cursor; a bare JSON array is read as a single, last page. All and
-//     ListAll ask for MaxLimit (100) criteria a page, and stop with a
-//     ResponseError when a cursor repeats, so a faulty server cannot make
-//     them loop forever.
+//     ListAll ask for MaxLimit (100) criteria a page. Cursors already used
+//     are remembered by their SHA-256, so a server's long cursors cost 32
+//     bytes each.
+//   - Every other 4xx than 408 and 429 is returned at once: no retry fixes
+//     a bad request, a missing key or a missing criterion.
+//   - Request URLs quoted in errors and logs are cut at 256 bytes (a
+//     server's cursor can be long).
+//   - Reduce writes an empty id, task_id, input_entity_id or axis as null
+//     and leaves created_at out when the API gave none; a criterion
+//     without an assertion prints "assertion": null, which no criteria
+//     file accepts (the API sent no assertion to print).
 //   - Single-criterion answers may also be wrapped as {"data": {...}}; a
 //     criterion without an id is a ResponseError.
 //   - Create sends the criterion without id and created_at (the API assigns
