@@ -119,7 +119,7 @@ func BenchmarkStructuralCheck(b *testing.B) {
 		msgs = append(msgs, m)
 	}
 	env := assert.NewEnv()
-	hl7.Attach(env, hl7.StaticSource(msgs...))
+	hl7.Attach(env, hl7.MemorySource(msgs...))
 	r := assert.NewRegistry()
 	hl7.Register(r)
 	a, err := r.Decode([]byte(`{"assert":"hl7-structural","correlate_by":{"trigger_event":"O02"},"fields":[{"path":"PID.5.1","expected":"DOE"},{"path":"PID.5.2","expected":"JANE"}]}`))

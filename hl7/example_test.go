@@ -52,7 +52,7 @@ func ExampleParsePath() {
 	fmt.Println(err)
 	// Output:
 	// OBX[*].5.1 true <nil>
-	// hl7: path "PID.0": at offset 4: field "0": positions start at 1
+	// hl7: path "PID.0": 1:5: field "0": positions start at 1
 }
 
 func ExampleParse_error() {
@@ -68,10 +68,10 @@ func ExampleParse_error() {
 }
 
 // A check of what an agent sent, from messages held in memory.
-func ExampleStructural() {
+func ExampleMemorySource() {
 	m, _ := hl7.ParseMessage([]byte(order))
 	env := assert.NewEnv()
-	hl7.Attach(env, hl7.StaticSource(m))
+	hl7.Attach(env, hl7.MemorySource(m))
 	a, err := assert.Decode([]byte(`{"assert": "hl7-structural",
 		"correlate_by": {"message_type": "ORM", "trigger_event": "O01"},
 		"fields": [{"path": "OBR.4.1", "expected": "72148"}, {"path": "PID.3[*].1", "expected": "W123456789"}]}`))

@@ -11,18 +11,43 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
-// DefaultMaxFrameSize is the largest MLLP frame a Listener accepts unless
-// told otherwise: 16 MiB.
-const DefaultMaxFrameSize = 16 << 20
+// Limits a Listener applies unless told otherwise.
+const (
+	// DefaultMaxFrameSize is the largest MLLP frame accepted: 16 MiB.
+	DefaultMaxFrameSize = 16 << 20
+	// DefaultMaxConns is how many connections are served at once; more
+	// wait in the kernel's backlog until one closes.
+	DefaultMaxConns = 256
+	// DefaultIdleTimeout is how long a connection may stay silent (or not
+	// read its ACK) before it is closed.
+	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultMaxPendingBytes bounds the bytes of frames being received on
+	// all connections together: 64 MiB.
+	DefaultMaxPendingBytes = 64 << 20
+	// DefaultMaxCaptureBytes bounds the bytes of the messages kept: 256 MiB.
+	DefaultMaxCaptureBytes = 256 << 20
+	// DefaultMaxRejectBytes bounds the memory the list of rejects may take:
+	// 1 MiB. Past it, rejects are counted but not listed.
+	DefaultMaxRejectBytes = 1 << 20
+)
 
 // Errors a Reject wraps besides a *ParseError.
 var (
 	// ErrFrameTooLarge: a frame longer than the listener's MaxFrameSize.
 	ErrFrameTooLarge = errors.New("frame too large")
-	// ErrTruncatedFrame: the connection ended inside a frame.
+	// ErrBusy: the listener holds its limit of bytes (frames being received
+	// on all connections, or messages kept); the frame was refused with AR
+	// and may be sent again.
+	ErrBusy = errors.New("listener busy")
+	// ErrMissingField: a message whose MSH has no message type (MSH.9) or
+	// no control id (MSH.10), such as a bare MSH|^~\&|; refused with AR.
+	ErrMissingField = errors.New("required field missing")
+	// ErrTruncatedFrame: the connection ended (or stayed idle past the
+	// timeout) inside a frame.
 	ErrTruncatedFrame = errors.New("connection closed inside a frame")
 	// ErrOutsideFrame: bytes other than whitespace between frames.
 	ErrOutsideFrame = errors.New("bytes outside a frame")
@@ -32,49 +57,53 @@ var (
 // as an interface engine would: it acknowledges each frame whose messages
 // parse with MSA|AA|<MSH.10> and keeps them, in arrival order, for
 // hl7-structural (it is a Source). A frame whose MSH parses but whose body
-// does not gets AE, one whose header cannot be read AR, each with an ERR
-// segment saying why; neither is kept, and both are recorded as Rejects,
-// as are frames cut off by the connection closing, frames over
-// MaxFrameSize and bytes sent outside any frame.
+// does not gets AE, one whose header cannot be read (or lacks MSH.9 or
+// MSH.10) AR, each with an ERR segment saying why; neither is kept, and
+// both are recorded as Rejects, as are frames cut off by the connection
+// closing, frames over MaxFrameSize, frames refused because the listener is
+// at its memory limits, and bytes sent outside any frame.
 //
 // A message is stored before its ACK is written, so nothing acknowledged is
-// lost. The zero Listener is ready to use; set its fields before Serve.
+// lost. Memory is bounded as a whole: at most MaxConns connections (each
+// with about 40 KiB of buffers), MaxPendingBytes of frames being received,
+// MaxCaptureBytes of kept messages and MaxRejectBytes of reject records.
+// Serve keeps serving when accept fails for lack of file descriptors.
+//
+// The zero Listener is ready to use; set its fields before Serve.
 type Listener struct {
 	// MaxFrameSize caps a frame's length (framing excluded); a longer
 	// frame is refused with AR and discarded. 0 means DefaultMaxFrameSize.
 	MaxFrameSize int
+	// MaxConns caps the connections served at once. 0 means
+	// DefaultMaxConns.
+	MaxConns int
+	// IdleTimeout closes a connection that sends nothing (or does not
+	// read its ACK) for that long. 0 means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxPendingBytes caps the bytes held for frames being received, all
+	// connections together; a frame that would pass it is refused with AR
+	// (ErrBusy). 0 means DefaultMaxPendingBytes.
+	MaxPendingBytes int64
+	// MaxCaptureBytes caps the bytes of the messages kept; a frame that
+	// would pass it is refused with AR (ErrBusy). 0 means
+	// DefaultMaxCaptureBytes.
+	MaxCaptureBytes int64
+	// MaxRejectBytes caps the memory of the reject list; past it rejects
+	// are counted (RejectCount) but not listed. 0 means
+	// DefaultMaxRejectBytes.
+	MaxRejectBytes int
 	// Now gives the ACK's timestamp (MSH.7); nil means time.Now.
 	Now func() time.Time
 
-	mu      sync.Mutex
-	msgs    []*Message
-	rejects []Reject
-	ackID   atomic.Uint64
-}
-
-// Reject is a frame, or a run of bytes, that a Listener refused.
-type Reject struct {
-	// Remote is the sender's address.
-	Remote string
-	// Code is the acknowledgment sent, "AE" or "AR"; "" when none could be
-	// sent (a frame cut off by the connection closing, bytes outside a
-	// frame).
-	Code string
-	// ControlID is the refused message's MSH.10, when it could be read.
-	ControlID string
-	// Size is the number of bytes refused.
-	Size int
-	// Err says what was wrong: a *ParseError, or wraps ErrFrameTooLarge,
-	// ErrTruncatedFrame or ErrOutsideFrame.
-	Err error
-}
-
-func (r Reject) String() string {
-	code := r.Code
-	if code == "" {
-		code = "no ACK"
-	}
-	return fmt.Sprintf("%s from %s (%d bytes): %v", code, r.Remote, r.Size, r.Err)
+	mu          sync.Mutex
+	msgs        []*Message
+	captured    int64 // bytes of msgs
+	inputs      int   // frames and stray runs received, for Reject.Index
+	rejects     []Reject
+	rejectBytes int
+	rejectCount int
+	ackID       atomic.Uint64
+	pending     atomic.Int64
 }
 
 // Messages returns the messages captured so far, in arrival order.
@@ -84,81 +113,98 @@ func (l *Listener) Messages(context.Context) ([]*Message, error) {
 	return append([]*Message(nil), l.msgs...), nil
 }
 
-// Rejects returns what the listener refused so far, in order.
-func (l *Listener) Rejects() []Reject {
+// Rejects returns what the listener refused so far, in order, as far as
+// MaxRejectBytes lets it keep them.
+func (l *Listener) Rejects(context.Context) ([]Reject, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]Reject(nil), l.rejects...)
+	return append([]Reject(nil), l.rejects...), nil
 }
 
 // RejectCount returns how many frames (and runs of stray bytes) were
-// refused.
+// refused, listed or not.
 func (l *Listener) RejectCount() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.rejects)
+	return l.rejectCount
 }
 
 // Serve accepts MLLP connections on ln and handles each on its own
-// goroutine until ctx is done or ln fails. On return ln and every
-// connection Serve accepted are closed (an idle client does not hold it
-// up) and their handlers have finished. It returns nil when ctx ended it,
-// else the accept error.
+// goroutine until ctx is done or ln fails. When accept fails for a reason
+// that passes (no file descriptors left, a connection aborted before it was
+// accepted, a timeout), Serve waits a little, longer each time up to a
+// second, and accepts again. On return ln and every connection Serve
+// accepted are closed (an idle client does not hold it up) and their
+// handlers have finished. It returns nil when ctx ended it, else the
+// accept error.
 func (l *Listener) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	mine := map[net.Conn]struct{}{}
+	var (
+		wg     sync.WaitGroup
+		connMu sync.Mutex
+		mine   = map[net.Conn]struct{}{}
+		slots  = make(chan struct{}, positive(l.MaxConns, DefaultMaxConns))
+	)
 	stopped := make(chan struct{})
 	go func() {
 		<-ctx.Done()
 		ln.Close()
-		l.mu.Lock()
+		connMu.Lock()
 		for c := range mine {
 			c.Close()
 		}
-		l.mu.Unlock()
+		connMu.Unlock()
 		close(stopped)
 	}()
 	var err error
 	delay := time.Duration(0)
+accept:
 	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			break accept
+		}
 		var c net.Conn
 		c, err = ln.Accept()
 		if err != nil {
+			<-slots
 			if ctx.Err() != nil {
 				err = nil
 				break
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				select {
-				case <-time.After(delay):
-					continue
-				case <-ctx.Done():
-					err = nil
-				}
+			if !transient(err) {
+				break
 			}
-			break
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			select {
+			case <-time.After(delay):
+				continue
+			case <-ctx.Done():
+				err = nil
+				break accept
+			}
 		}
 		delay = 0
-		l.mu.Lock()
+		connMu.Lock()
 		if ctx.Err() != nil {
-			l.mu.Unlock()
+			connMu.Unlock()
 			c.Close()
+			<-slots
 			continue
 		}
 		mine[c] = struct{}{}
-		l.mu.Unlock()
+		connMu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			l.handle(c)
-			l.mu.Lock()
+			connMu.Lock()
 			delete(mine, c)
-			l.mu.Unlock()
+			connMu.Unlock()
 			c.Close()
+			<-slots
 		}()
 	}
 	cancel()
@@ -167,9 +213,34 @@ func (l *Listener) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
+// transient reports whether an accept error passes with time: a timeout,
+// no file descriptors or buffers left, or a connection that was aborted
+// before it could be accepted.
+func transient(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	for _, e := range [...]error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED, syscall.ECONNRESET, syscall.EINTR, syscall.EAGAIN} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+func positive[T int | int64 | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
 // ListenAndServe listens on the TCP address addr (such as 127.0.0.1:2575)
 // and serves until ctx is done. ready, when not nil, receives the bound
-// address once the listener is accepting (useful with port 0).
+// address once the listener is accepting (useful with port 0); when ctx
+// ends before anyone receives it, ListenAndServe closes the listener and
+// returns nil.
 func (l *Listener) ListenAndServe(ctx context.Context, addr string, ready chan<- net.Addr) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
@@ -177,31 +248,112 @@ func (l *Listener) ListenAndServe(ctx context.Context, addr string, ready chan<-
 		return err
 	}
 	if ready != nil {
-		ready <- ln.Addr()
+		select {
+		case ready <- ln.Addr():
+		case <-ctx.Done():
+			ln.Close()
+			return nil
+		}
 	}
 	return l.Serve(ctx, ln)
 }
 
-func (l *Listener) maxFrame() int {
-	if l.MaxFrameSize > 0 {
-		return l.MaxFrameSize
-	}
-	return DefaultMaxFrameSize
-}
-
+// reject records r, giving it the next input index; past MaxRejectBytes it
+// is only counted.
 func (l *Listener) reject(r Reject) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
+	r.Index = l.inputs
+	l.inputs++
+	l.rejectCount++
+	// What a record holds: the struct, its strings and its error.
+	cost := 160 + len(r.From) + len(r.ControlID)
+	if pe, ok := r.Err.(*ParseError); ok {
+		cost += len(pe.Name) + 64
+	}
+	if l.rejectBytes+cost > positive(l.MaxRejectBytes, DefaultMaxRejectBytes) {
+		return
+	}
+	l.rejectBytes += cost
 	l.rejects = append(l.rejects, r)
-	l.mu.Unlock()
+}
+
+// idleConn sets a deadline before every read and write, so that a
+// connection that stays silent, or does not read its ACKs, is closed after
+// the idle timeout.
+type idleConn struct {
+	net.Conn
+	idle time.Duration
+}
+
+func (c idleConn) Read(p []byte) (int, error) {
+	c.Conn.SetReadDeadline(time.Now().Add(c.idle))
+	return c.Conn.Read(p)
+}
+
+func (c idleConn) Write(p []byte) (int, error) {
+	c.Conn.SetWriteDeadline(time.Now().Add(c.idle))
+	return c.Conn.Write(p)
+}
+
+// frameBuffer holds one connection's frame, its capacity reserved from
+// the listener's pending budget.
+type frameBuffer struct {
+	l    *Listener
+	buf  []byte
+	held int64
+}
+
+// keepSmall is the capacity a connection keeps between frames; a larger
+// buffer is given back after its frame.
+const keepSmall = 64 << 10
+
+// add appends chunk, growing the buffer within the budget; false when the
+// budget does not allow it.
+func (f *frameBuffer) add(chunk []byte, limit int) bool {
+	need := len(f.buf) + len(chunk)
+	if need > cap(f.buf) {
+		newCap := min(max(2*cap(f.buf), need, 4<<10), limit+1)
+		if newCap < need {
+			return false
+		}
+		grow := int64(newCap) - f.held
+		max := positive(f.l.MaxPendingBytes, DefaultMaxPendingBytes)
+		if f.l.pending.Add(grow) > max {
+			f.l.pending.Add(-grow)
+			return false
+		}
+		nb := make([]byte, len(f.buf), newCap)
+		copy(nb, f.buf)
+		f.buf, f.held = nb, int64(newCap)
+	}
+	f.buf = append(f.buf, chunk...)
+	return true
+}
+
+// reset empties the buffer for the next frame, giving a large one back.
+func (f *frameBuffer) reset() {
+	if cap(f.buf) > keepSmall {
+		f.release()
+		return
+	}
+	f.buf = f.buf[:0]
+}
+
+func (f *frameBuffer) release() {
+	f.l.pending.Add(-f.held)
+	f.buf, f.held = nil, 0
 }
 
 // handle reads frames from one connection until it ends.
-func (l *Listener) handle(c net.Conn) {
-	remote := c.RemoteAddr().String()
+func (l *Listener) handle(conn net.Conn) {
+	remote := conn.RemoteAddr().String()
+	c := idleConn{Conn: conn, idle: positive(l.IdleTimeout, DefaultIdleTimeout)}
 	r := bufio.NewReaderSize(c, 32<<10)
 	w := bufio.NewWriterSize(c, 4<<10)
-	limit := l.maxFrame()
-	var frame []byte
+	limit := positive(l.MaxFrameSize, DefaultMaxFrameSize)
+	frame := &frameBuffer{l: l}
+	defer frame.release()
 	for {
 		// Look for the start block, skipping whitespace; anything else
 		// before it is refused as one run.
@@ -210,7 +362,7 @@ func (l *Listener) handle(c net.Conn) {
 			b, err := r.ReadByte()
 			if err != nil {
 				if stray > 0 {
-					l.reject(Reject{Remote: remote, Size: stray, Err: fmt.Errorf("%w: %d bytes before the connection closed", ErrOutsideFrame, stray)})
+					l.reject(Reject{From: remote, Size: stray, Err: fmt.Errorf("%w: %d bytes before the connection closed", ErrOutsideFrame, stray)})
 				}
 				return
 			}
@@ -222,22 +374,31 @@ func (l *Listener) handle(c net.Conn) {
 			}
 		}
 		if stray > 0 {
-			l.reject(Reject{Remote: remote, Size: stray, Err: fmt.Errorf("%w: %d bytes before a start block", ErrOutsideFrame, stray)})
+			l.reject(Reject{From: remote, Size: stray, Err: fmt.Errorf("%w: %d bytes before a start block", ErrOutsideFrame, stray)})
 		}
-		// Read up to the end block. Past the limit only a prefix is kept,
-		// to answer with the message's control id.
-		frame = frame[:0]
-		size, over := 0, false
+		// Read up to the end block. Past the limit, or when the budget is
+		// spent, only a prefix is kept, to answer with the message's
+		// control id.
+		frame.reset()
+		size := 0
+		var refused error
 		for {
 			chunk, err := r.ReadSlice(mllpEnd)
 			size += len(chunk)
-			if !over {
-				if size-1 > limit || err != nil && size > limit {
-					over = true
-					keep := min(len(chunk), max(0, 4096-len(frame)))
-					frame = append(frame, chunk[:keep]...)
-				} else {
-					frame = append(frame, chunk...)
+			if refused == nil {
+				body := chunk
+				if err == nil {
+					body = chunk[:len(chunk)-1] // the end block
+				}
+				switch {
+				case size-1 > limit || err != nil && size > limit:
+					refused = fmt.Errorf("%w: more than the limit of %d bytes", ErrFrameTooLarge, limit)
+				case !frame.add(body, limit):
+					refused = fmt.Errorf("%w: the listener holds its limit of %d bytes of frames being received; send again later", ErrBusy, positive(l.MaxPendingBytes, DefaultMaxPendingBytes))
+				}
+				if refused != nil {
+					keep := min(len(body), max(0, 4096-len(frame.buf)))
+					frame.buf = append(frame.buf[:min(len(frame.buf), 4096)], body[:keep]...)
 				}
 			}
 			if err == nil {
@@ -246,23 +407,29 @@ func (l *Listener) handle(c net.Conn) {
 			if err == bufio.ErrBufferFull {
 				continue
 			}
-			if size > 0 || err != io.EOF {
-				l.reject(Reject{Remote: remote, Size: size, Err: fmt.Errorf("%w after %d bytes", ErrTruncatedFrame, size)})
-			} else {
-				l.reject(Reject{Remote: remote, Err: fmt.Errorf("%w: a start block and nothing after it", ErrTruncatedFrame)})
+			var ne net.Error
+			switch {
+			case errors.As(err, &ne) && ne.Timeout():
+				l.reject(Reject{From: remote, Size: size, Err: fmt.Errorf("%w: idle for %v after %d bytes", ErrTruncatedFrame, c.idle, size)})
+			case size > 0 || err != io.EOF:
+				l.reject(Reject{From: remote, Size: size, Err: fmt.Errorf("%w after %d bytes", ErrTruncatedFrame, size)})
+			default:
+				l.reject(Reject{From: remote, Err: fmt.Errorf("%w: a start block and nothing after it", ErrTruncatedFrame)})
 			}
 			return
 		}
-		frame = bytes.TrimSuffix(frame, []byte{mllpEnd})
 		size-- // the end block
 		if b, err := r.Peek(1); err == nil && b[0] == '\r' {
 			r.Discard(1)
 		}
 		var ack []byte
-		if over {
-			ack = l.refuse(remote, frame, size, fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrFrameTooLarge, size, limit))
+		if refused != nil {
+			if errors.Is(refused, ErrFrameTooLarge) {
+				refused = fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrFrameTooLarge, size, limit)
+			}
+			ack = l.refuse(remote, frame.buf, size, "AR", refused)
 		} else {
-			ack = l.accept(remote, frame)
+			ack = l.accept(remote, frame.buf)
 		}
 		w.WriteByte(mllpStart)
 		w.Write(ack)
@@ -274,34 +441,65 @@ func (l *Listener) handle(c net.Conn) {
 	}
 }
 
-// accept parses one frame, keeps its messages when it parses, and returns
-// the ACK to send.
+// accept parses one frame, keeps its messages when they parse and carry a
+// message type and a control id, and returns the ACK to send.
 func (l *Listener) accept(remote string, frame []byte) []byte {
-	data := bytes.Clone(frame)
-	b, err := Parse(data)
+	b, err := Parse(frame)
 	if err != nil {
-		return l.refuse(remote, data, len(data), err)
+		return l.refuse(remote, frame, len(frame), "", err)
+	}
+	for _, m := range b.messages {
+		if err := requiredFields(m); err != nil {
+			return l.refuse(remote, frame, len(frame), "AR", err)
+		}
 	}
 	l.mu.Lock()
-	l.msgs = append(l.msgs, b.Messages()...)
+	if l.captured+int64(len(frame)) > positive(l.MaxCaptureBytes, DefaultMaxCaptureBytes) {
+		l.mu.Unlock()
+		return l.refuse(remote, frame, len(frame), "AR", fmt.Errorf("%w: the listener holds its limit of %d bytes of captured messages", ErrBusy, positive(l.MaxCaptureBytes, DefaultMaxCaptureBytes)))
+	}
+	// Keep a right-sized copy: the frame buffer is the connection's.
+	b.rebase(bytes.Clone(frame))
+	l.captured += int64(len(frame))
+	l.inputs++
+	for i := range b.messages {
+		l.msgs = append(l.msgs, &b.messages[i])
+	}
 	l.mu.Unlock()
-	m := b.Message(0)
-	return l.ack(m.segs[0].d, data[m.segs[0].start:m.segs[0].end], "AA", nil)
+	m := &b.messages[0]
+	return l.ack(m.segs[0].d, b.data[m.segs[0].start:m.segs[0].end], "AA", nil)
 }
 
-// refuse records a refused frame and returns its ACK: AE when its MSH can
-// be read, AR when it cannot.
-func (l *Listener) refuse(remote string, frame []byte, size int, err error) []byte {
+// requiredFields checks that a message's MSH names its type (MSH.9.1) and
+// carries a control id (MSH.10): without them it cannot be acknowledged or
+// told apart.
+func requiredFields(m Message) error {
+	if m.Get(pathMessageType).String() == "" {
+		return fmt.Errorf("%w: MSH.9 (message type) is empty", ErrMissingField)
+	}
+	if len(m.Get(pathControlID).Bytes()) == 0 {
+		return fmt.Errorf("%w: MSH.10 (message control id) is empty", ErrMissingField)
+	}
+	return nil
+}
+
+var pathMessageType = Path{Segment: "MSH", Field: 9, Component: 1}
+
+// refuse records a refused frame and returns its ACK: code when given,
+// else AE when its MSH can be read and AR when it cannot.
+func (l *Listener) refuse(remote string, frame []byte, size int, code string, err error) []byte {
 	msh, d, ok := findMSH(frame)
-	code := "AR"
-	if ok && !errors.Is(err, ErrFrameTooLarge) {
-		code = "AE"
+	if code == "" {
+		code = "AR"
+		if ok {
+			code = "AE"
+		}
 	}
 	var id string
 	if msh != nil {
 		id = string(fieldOf(msh, d.Field, 10))
 	}
-	l.reject(Reject{Remote: remote, Code: code, ControlID: id, Size: size, Err: err})
+	l.reject(Reject{From: remote, Code: code, ControlID: id, Size: size, Err: err})
 	return l.ack(d, msh, code, err)
 }
 
@@ -408,6 +606,8 @@ func (l *Listener) ack(d Delimiters, msh []byte, code string, cause error) []byt
 		b = append(b, f, f, f)
 		number, text := "207", "Application internal error"
 		switch {
+		case errors.Is(cause, ErrMissingField):
+			number, text = "101", "Required field missing"
 		case errors.Is(cause, ErrStructure), errors.Is(cause, ErrNoMessage):
 			number, text = "100", "Segment sequence error"
 		case errors.Is(cause, ErrHeader):

@@ -100,7 +100,7 @@ func TestListenerWithIndependentSender(t *testing.T) {
 			t.Errorf("%s: captured %q, sent %q", files[i], m.Bytes(), sent)
 		}
 	}
-	if rj := l.Rejects(); len(rj) != 1 || rj[0].Code != "AE" || rj[0].ControlID != "X1" {
+	if rj := mustRejects(t, l); len(rj) != 1 || rj[0].Code != "AE" || rj[0].ControlID != "X1" {
 		t.Errorf("rejects %v", rj)
 	}
 }

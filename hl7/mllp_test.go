@@ -53,6 +53,15 @@ func dial(t *testing.T, addr string) net.Conn {
 	return c
 }
 
+func mustRejects(t *testing.T, l *hl7.Listener) []hl7.Reject {
+	t.Helper()
+	r, err := l.Rejects(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func frame(msg string) []byte { return []byte("\x0b" + msg + "\x1c\r") }
 
 func message(id string, extra ...string) string {
@@ -284,13 +293,13 @@ func TestListenerRefusals(t *testing.T) {
 	if got := strings.Join(controlIDs(t, l), " "); got != "GOOD" {
 		t.Fatalf("captured %q", got)
 	}
-	rejects := l.Rejects()
+	rejects := mustRejects(t, l)
 	if len(rejects) != len(tests) || l.RejectCount() != len(tests) {
 		t.Fatalf("%d rejects: %v", len(rejects), rejects)
 	}
 	for i, tt := range tests {
 		rj := rejects[i]
-		if rj.Code != tt.code || rj.ControlID != tt.id || !errors.Is(rj.Err, tt.is) || !strings.HasPrefix(rj.Remote, "127.0.0.1:") {
+		if rj.Code != tt.code || rj.ControlID != tt.id || !errors.Is(rj.Err, tt.is) || !strings.HasPrefix(rj.From, "127.0.0.1:") {
 			t.Errorf("%s: reject %+v", tt.name, rj)
 		}
 		// The ERR text decodes back to the reason, delimiters and all.
@@ -334,7 +343,7 @@ func TestListenerStrayBytesAndTruncation(t *testing.T) {
 	for l.RejectCount() < 4 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	rejects := l.Rejects()
+	rejects := mustRejects(t, l)
 	if len(rejects) != 4 {
 		t.Fatalf("rejects: %v", rejects)
 	}
@@ -476,14 +485,16 @@ func TestListenerAsSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := a.Check(context.Background(), env)
-	want := `{"matched":"OK-1","field_results":[{"path":"PID.5.2","expected":"JANE","actual":"JANE","passed":true}],"candidates":1,"message_index":0,"captured":1,"rejected":1}`
+	from := c.LocalAddr().String()
+	want := `{"matched":"OK-1","field_results":[{"path":"PID.5.2","expected":"JANE","actual":"JANE","passed":true}],"candidates":1,"message_index":0,"captured":1,` +
+		`"rejected":[{"index":1,"from":"` + from + `","code":"AE","control_id":"BAD-1","reason":"hl7: 3:1: segment 3: malformed segment structure: segment ID \"oop\" is not three upper-case letters or digits"}]}`
 	if res.Status != assert.StatusPassed || compactJSON(t, res.Evidence) != want {
 		t.Fatalf("%s %q %s", res.Status, res.Details, compactJSON(t, res.Evidence))
 	}
 }
 
 func TestRejectString(t *testing.T) {
-	r := hl7.Reject{Remote: "127.0.0.1:9", Size: 3, Err: hl7.ErrOutsideFrame}
+	r := hl7.Reject{From: "127.0.0.1:9", Size: 3, Err: hl7.ErrOutsideFrame}
 	if got := r.String(); got != "no ACK from 127.0.0.1:9 (3 bytes): bytes outside a frame" {
 		t.Fatal(got)
 	}

@@ -169,6 +169,15 @@ func Parse(data []byte) (*Batch, error) {
 	return b, nil
 }
 
+// rebase points the batch and its messages at data, a copy of the bytes
+// they were parsed from.
+func (b *Batch) rebase(data []byte) {
+	b.data = data
+	for i := range b.messages {
+		b.messages[i].data = data
+	}
+}
+
 // ParseMessage parses an input that holds exactly one message (batch and
 // file wrappers allowed). An input with several is a *ParseError wrapping
 // ErrStructure.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/assaykit/assay/assert"
 )
 
 // Any, as a Path's Occurrence or Repetition, selects every occurrence or
@@ -27,13 +29,24 @@ type Path struct {
 
 // PathError is a path that does not follow the grammar.
 type PathError struct {
-	Path   string
-	Offset int // byte offset in Path of the problem
-	Msg    string
+	// Path is the path as written.
+	Path string
+	// Offset is the 0-based byte offset in Path of the problem.
+	Offset int
+	// Location locates the problem in Path: line 1, and the 1-based
+	// column (in characters) of Offset.
+	Location assert.Location
+	// Msg says what is wrong.
+	Msg string
 }
 
 func (e *PathError) Error() string {
-	return fmt.Sprintf("hl7: path %q: at offset %d: %s", e.Path, e.Offset, e.Msg)
+	return "hl7: path " + strconv.Quote(e.Path) + ": " + e.Location.Prefix(e.Msg)
+}
+
+func pathError(s string, off int, msg string) *PathError {
+	line, col := assert.LineColumn([]byte(s), off)
+	return &PathError{Path: s, Offset: off, Location: assert.Location{Line: line, Column: col}, Msg: msg}
 }
 
 // maxPosition bounds positions so that a path can never overflow an int
@@ -46,7 +59,7 @@ const maxPosition = 1_000_000
 func ParsePath(s string) (Path, error) {
 	var p Path
 	fail := func(off int, format string, args ...any) (Path, error) {
-		return Path{}, &PathError{Path: s, Offset: off, Msg: fmt.Sprintf(format, args...)}
+		return Path{}, pathError(s, off, fmt.Sprintf(format, args...))
 	}
 	if len(s) < 3 {
 		return fail(0, "a path starts with a three-character segment ID, such as PID")
@@ -69,7 +82,7 @@ func ParsePath(s string) (Path, error) {
 		}
 		j := strings.IndexByte(s[i:], ']')
 		if j < 0 {
-			return 0, false, &PathError{Path: s, Offset: i, Msg: "unclosed ["}
+			return 0, false, pathError(s, i, "unclosed [")
 		}
 		inner := s[i+1 : i+j]
 		if inner == "*" {
@@ -78,7 +91,7 @@ func ParsePath(s string) (Path, error) {
 		}
 		n, msg := position(inner)
 		if msg != "" {
-			return 0, false, &PathError{Path: s, Offset: i + 1, Msg: fmt.Sprintf("%s %s: %s (write a number from 1, or *)", what, strconv.Quote(inner), msg)}
+			return 0, false, pathError(s, i+1, fmt.Sprintf("%s %s: %s (write a number from 1, or *)", what, strconv.Quote(inner), msg))
 		}
 		i += j + 1
 		return n, true, nil
@@ -89,7 +102,7 @@ func ParsePath(s string) (Path, error) {
 			return 0, false, nil
 		}
 		if s[i] != '.' && s[i] != '-' {
-			return 0, false, &PathError{Path: s, Offset: i, Msg: fmt.Sprintf("expected . or - before the %s, found %q", what, s[i])}
+			return 0, false, pathError(s, i, fmt.Sprintf("expected . or - before the %s, found %q", what, s[i]))
 		}
 		i++
 		j := i
@@ -101,7 +114,7 @@ func ParsePath(s string) (Path, error) {
 			if s[i:j] == "*" {
 				msg = "* selects every occurrence or repetition, written in brackets; a " + what + " is a number"
 			}
-			return 0, false, &PathError{Path: s, Offset: i, Msg: fmt.Sprintf("%s %q: %s", what, s[i:j], msg)}
+			return 0, false, pathError(s, i, fmt.Sprintf("%s %q: %s", what, s[i:j], msg))
 		}
 		i = j
 		return n, true, nil

@@ -49,25 +49,21 @@ var correlationNames = map[string]string{
 	"receiving_application": "MSH.5.1",
 }
 
-// Structural is the hl7-structural assertion: some captured message whose
-// every correlate_by entry matches satisfies every field assertion.
-type Structural struct {
-	// CorrelateBy picks the candidate messages, in key order.
-	CorrelateBy []Correlation
-	// Fields are checked against each candidate.
-	Fields []check.Field
-
-	fieldPaths []Path
+// structural is the compiled hl7-structural assertion: immutable once
+// decoded, its paths parsed and its correlation entries in key order.
+type structural struct {
+	correlate []correlation
+	fields    []check.Field
+	paths     []Path
 }
 
-// Correlation is one correlate_by entry: the value at Path must compare
-// equal to Expected with the text rules of package check (a wildcard path
+// correlation is one correlate_by entry: the value at path must compare
+// equal to expected with the text rules of package check (a wildcard path
 // matches when any selected value does).
-type Correlation struct {
-	// Key is the entry as written: a name such as "control_id", or a path.
-	Key      string
-	Path     Path
-	Expected any
+type correlation struct {
+	key      string // as written: a name such as "control_id", or a path
+	path     Path
+	expected any
 }
 
 func decode(spec assert.Spec) (assert.Assertion, error) {
@@ -78,7 +74,7 @@ func decode(spec assert.Spec) (assert.Assertion, error) {
 	if err := json.Unmarshal(spec, &raw); err != nil {
 		return nil, err
 	}
-	s := &Structural{Fields: raw.Fields}
+	s := &structural{fields: raw.Fields}
 	var viols []assert.Violation
 	keys := make([]string, 0, len(raw.CorrelateBy))
 	for k := range raw.CorrelateBy {
@@ -100,7 +96,7 @@ func decode(spec assert.Spec) (assert.Assertion, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.CorrelateBy = append(s.CorrelateBy, Correlation{Key: k, Path: p, Expected: v})
+		s.correlate = append(s.correlate, correlation{key: k, path: p, expected: v})
 	}
 	for i, f := range raw.Fields {
 		p, err := ParsePath(f.Path)
@@ -108,7 +104,7 @@ func decode(spec assert.Spec) (assert.Assertion, error) {
 			viols = append(viols, assert.Violation{Pointer: assert.IndexPointer("/fields", i) + "/path", Message: err.Error()})
 			continue
 		}
-		s.fieldPaths = append(s.fieldPaths, p)
+		s.paths = append(s.paths, p)
 	}
 	if len(viols) > 0 {
 		return nil, &assert.SpecError{Kind: Kind, Violations: viols}
@@ -126,15 +122,15 @@ func nameList() string {
 }
 
 // Kind returns "hl7-structural".
-func (s *Structural) Kind() string { return Kind }
+func (s *structural) Kind() string { return Kind }
 
 // Check finds the captured messages every correlate_by entry matches and
 // judges them. Evidence: {"matched": the best message's control id,
 // "field_results": [...], "candidates": N, "message_index": its 0-based
 // position among the captured messages (null when none), "captured": how
-// many messages the source held}, plus "rejected" when the source counts
-// refused frames.
-func (s *Structural) Check(ctx context.Context, env *assert.Env) assert.Result {
+// many messages the source held}, plus "rejected" when the source refused
+// inputs.
+func (s *structural) Check(ctx context.Context, env *assert.Env) assert.Result {
 	src, err := assert.Lookup[Source](env)
 	if err != nil {
 		return assert.Errored(err)
@@ -143,50 +139,74 @@ func (s *Structural) Check(ctx context.Context, env *assert.Env) assert.Result {
 	if err != nil {
 		return assert.Errored(err)
 	}
-	paths := s.fieldPaths
-	if len(paths) != len(s.Fields) { // built by hand rather than decoded
-		paths = make([]Path, len(s.Fields))
-		for i, f := range s.Fields {
-			if paths[i], err = ParsePath(f.Path); err != nil {
-				return assert.Fail(0, fmt.Sprintf("Invalid field path: %v.", err), nil)
+	rejects, err := src.Rejects(ctx)
+	if err != nil {
+		return assert.Errored(err)
+	}
+	best, bestPassed := -1, -1
+	res := check.Candidates[*Message]{
+		Items:     msgs,
+		Correlate: s.correlates,
+		Fields:    len(s.fields),
+		Judge: func(i int, m *Message) check.Candidate {
+			c := s.judge(i, m)
+			if p := check.Passed(c.Results); p > bestPassed { // the rule of check.BestOf
+				best, bestPassed = i, p
 			}
-		}
+			return c
+		},
+		Report: check.Report{Searched: s.searched(), Noun: "message", Describe: func(key string) string { return "message " + key }},
+	}.Result()
+	return withExtra(res, best, len(msgs), src, rejects)
+}
+
+// judge reads every field path of one candidate.
+func (s *structural) judge(i int, m *Message) check.Candidate {
+	results := make([]check.FieldResult, len(s.fields))
+	for j, f := range s.fields {
+		results[j] = check.TextField(f, m.Texts(s.paths[j]))
 	}
-	var picks []int
-	for i, m := range msgs {
-		if s.correlates(m) {
-			picks = append(picks, i)
-		}
+	return check.Candidate{Key: candidateKey(m, i), Results: results}
+}
+
+// withExtra adds the members hl7-structural reports after "candidates".
+func withExtra(res assert.Result, best, captured int, src Source, rejects []Reject) assert.Result {
+	ev, ok := res.Evidence.(check.Evidence)
+	if !ok {
+		return res
 	}
-	match := check.BestOf(len(picks), len(s.Fields), func(i int) check.Candidate {
-		m := msgs[picks[i]]
-		results := make([]check.FieldResult, len(s.Fields))
-		for j, f := range s.Fields {
-			results[j] = check.TextField(f, m.Texts(paths[j]))
-		}
-		return check.Candidate{Key: candidateKey(m, picks[i]), Results: results}
-	})
 	var index any
-	if match.Index >= 0 {
-		index = picks[match.Index]
+	if best >= 0 {
+		index = best
 	}
-	extra := []check.Member{{Key: "message_index", Value: index}, {Key: "captured", Value: len(msgs)}}
-	if rc, ok := src.(RejectCounter); ok {
-		extra = append(extra, check.Member{Key: "rejected", Value: rc.RejectCount()})
+	ev.Extra = []check.Member{{Key: "message_index", Value: index}, {Key: "captured", Value: captured}}
+	if len(rejects) > 0 {
+		list := make([]rejectEvidence, len(rejects))
+		for i, r := range rejects {
+			list[i] = rejectEvidence{Index: r.Index, From: r.From, Code: r.Code, ControlID: r.ControlID, Reason: r.Err.Error()}
+		}
+		ev.Extra = append(ev.Extra, check.Member{Key: "rejected", Value: list})
 	}
-	return match.Result(check.Report{
-		Searched: s.searched(),
-		Held:     len(msgs),
-		Noun:     "message",
-		Extra:    extra,
-		Describe: func(key string) string { return "message " + key },
-	})
+	if rc, ok := src.(interface{ RejectCount() int }); ok && rc.RejectCount() > len(rejects) {
+		ev.Extra = append(ev.Extra, check.Member{Key: "rejects_not_listed", Value: rc.RejectCount() - len(rejects)})
+	}
+	res.Evidence = ev
+	return res
+}
+
+// rejectEvidence is one "rejected" entry of the evidence.
+type rejectEvidence struct {
+	Index     int    `json:"index"`
+	From      string `json:"from"`
+	Code      string `json:"code,omitempty"`
+	ControlID string `json:"control_id,omitempty"`
+	Reason    string `json:"reason"`
 }
 
 // correlates reports whether every correlate_by entry matches m.
-func (s *Structural) correlates(m *Message) bool {
-	for _, c := range s.CorrelateBy {
-		if !check.TextField(check.Field{Path: c.Key, Expected: c.Expected}, m.Texts(c.Path)).Passed {
+func (s *structural) correlates(m *Message) bool {
+	for _, c := range s.correlate {
+		if !check.TextField(check.Field{Path: c.key, Expected: c.expected}, m.Texts(c.path)).Passed {
 			return false
 		}
 	}
@@ -202,13 +222,13 @@ func candidateKey(m *Message, i int) string {
 	return "#" + strconv.Itoa(i)
 }
 
-func (s *Structural) searched() string {
-	if len(s.CorrelateBy) == 0 {
+func (s *structural) searched() string {
+	if len(s.correlate) == 0 {
 		return "messages"
 	}
-	parts := make([]string, len(s.CorrelateBy))
-	for i, c := range s.CorrelateBy {
-		parts[i] = c.Key + " = " + describeValue(c.Expected)
+	parts := make([]string, len(s.correlate))
+	for i, c := range s.correlate {
+		parts[i] = c.key + " = " + describeValue(c.expected)
 	}
 	return "messages with " + strings.Join(parts, " and ")
 }

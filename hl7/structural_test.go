@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/assaykit/assay/assert"
@@ -138,7 +139,7 @@ func TestStructuralCheck(t *testing.T) {
 	}
 	r := registry(t)
 	env := assert.NewEnv()
-	hl7.Attach(env, hl7.StaticSource(capture(t)...))
+	hl7.Attach(env, hl7.MemorySource(capture(t)...))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, err := r.Decode([]byte(tt.spec))
@@ -204,25 +205,43 @@ func TestStructuralSourceErrors(t *testing.T) {
 	if res.Status != assert.StatusError || !strings.Contains(res.Details, "hl7") {
 		t.Errorf("missing source: %s %q", res.Status, res.Details)
 	}
-	// A malformed file in the capture folder.
+	// A malformed file in the capture folder is read but does not parse:
+	// it is no candidate, and the evidence lists it under "rejected" with
+	// its index and reason (DESIGN section 11); the other file still counts.
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "01.hl7"), []byte("MSH|^~\\&|A|B|C|D|1||ADT^A01|1|P|2.5\r"), 0o644)
 	os.WriteFile(filepath.Join(dir, "02.hl7"), []byte("PID|1\r"), 0o644)
 	env := assert.NewEnv()
-	hl7.Attach(env, hl7.DirSource(dir))
+	hl7.Attach(env, hl7.FolderSource(check.DirFS(dir), 0))
 	res = a.Check(context.Background(), env)
-	if res.Status != assert.StatusError || !strings.Contains(res.Details, "02.hl7") || !strings.Contains(res.Details, "segment 1") {
-		t.Errorf("malformed file: %s %q", res.Status, res.Details)
+	ev := compactJSON(t, res.Evidence)
+	if res.Status != assert.StatusPassed || !strings.Contains(ev, `"rejected":[{"index":1,"from":"02.hl7","reason":"hl7: 02.hl7:1:1: segment 1: `) {
+		t.Errorf("malformed file: %s %q %s", res.Status, res.Details, ev)
+	}
+	// A file that cannot be read (a FIFO where a file belongs, a file over
+	// the cap) makes the evidence incomplete: status error, naming it.
+	if err := syscall.Mkfifo(filepath.Join(dir, "03.hl7"), 0o644); err == nil {
+		env = assert.NewEnv()
+		hl7.Attach(env, hl7.FolderSource(check.DirFS(dir), 0))
+		if res = a.Check(context.Background(), env); res.Status != assert.StatusError || !strings.Contains(res.Details, "03.hl7") || !strings.Contains(res.Details, "not a regular file") {
+			t.Errorf("FIFO: %s %q", res.Status, res.Details)
+		}
+		os.Remove(filepath.Join(dir, "03.hl7"))
+	}
+	env = assert.NewEnv()
+	hl7.Attach(env, hl7.FolderSource(check.DirFS(dir), 10))
+	if res = a.Check(context.Background(), env); res.Status != assert.StatusError || !strings.Contains(res.Details, "01.hl7") || !strings.Contains(res.Details, "cap") {
+		t.Errorf("over the cap: %s %q", res.Status, res.Details)
 	}
 	// A folder that cannot be read.
 	env = assert.NewEnv()
-	hl7.Attach(env, hl7.DirSource(filepath.Join(dir, "missing")))
+	hl7.Attach(env, hl7.FolderSource(check.DirFS(filepath.Join(dir, "missing")), 0))
 	if res = a.Check(context.Background(), env); res.Status != assert.StatusError {
 		t.Errorf("missing folder: %s %q", res.Status, res.Details)
 	}
 }
 
-func TestDirSource(t *testing.T) {
+func TestFolderSource(t *testing.T) {
 	dir := t.TempDir()
 	copyFile := func(from, to string) {
 		data, err := os.ReadFile(filepath.Join("testdata", from))
@@ -239,7 +258,7 @@ func TestDirSource(t *testing.T) {
 	copyFile("own/bad_no_msh.hl7", "ignored.txt")
 	os.WriteFile(filepath.Join(dir, "empty.hl7"), []byte("\x0b\x1c\r\n"), 0o644)
 	os.Mkdir(filepath.Join(dir, "sub.hl7"), 0o755)
-	msgs, err := hl7.DirSource(dir).Messages(context.Background())
+	msgs, err := hl7.FolderSource(check.DirFS(dir), 0).Messages(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,18 +272,34 @@ func TestDirSource(t *testing.T) {
 	}
 }
 
+// TestStructuralBuiltByHand builds a spec in Go: it goes through the same
+// validation as one read from a file, so an invalid path can never reach a
+// check.
 func TestStructuralBuiltByHand(t *testing.T) {
 	env := assert.NewEnv()
-	hl7.Attach(env, hl7.StaticSource(capture(t)...))
-	s := &hl7.Structural{
-		CorrelateBy: []hl7.Correlation{{Key: "control_id", Path: hl7.MustParsePath("MSH.10"), Expected: "PA-ORM-0001"}},
-		Fields:      []check.Field{{Path: "IN1.36", Expected: "W123456789"}},
+	hl7.Attach(env, hl7.MemorySource(capture(t)...))
+	spec := map[string]any{
+		"assert":       hl7.Kind,
+		"correlate_by": map[string]any{"control_id": "PA-ORM-0001"},
+		"fields":       []check.Field{{Path: "IN1.36", Expected: "W123456789"}},
 	}
-	if res := s.Check(context.Background(), env); res.Status != assert.StatusPassed {
+	build := func() (assert.Assertion, error) {
+		raw, err := json.Marshal(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return registry(t).Decode(raw)
+	}
+	a, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := a.Check(context.Background(), env); res.Status != assert.StatusPassed {
 		t.Fatalf("%s %q", res.Status, res.Details)
 	}
-	s.Fields = append(s.Fields, check.Field{Path: "IN1..36", Expected: "x"})
-	if res := s.Check(context.Background(), env); res.Status != assert.StatusFailed || !strings.Contains(res.Details, "Invalid field path") {
-		t.Fatalf("%s %q", res.Status, res.Details)
+	spec["fields"] = append(spec["fields"].([]check.Field), check.Field{Path: "IN1..36", Expected: "x"})
+	var se *assert.SpecError
+	if _, err := build(); !errors.As(err, &se) || len(se.Violations) != 1 || se.Violations[0].Pointer != "/fields/1/path" || !strings.Contains(err.Error(), "IN1..36") {
+		t.Fatalf("invalid path built by hand: %v", err)
 	}
 }

@@ -326,8 +326,8 @@ func TestZeroMessage(t *testing.T) {
 	for range m.Segments() {
 		t.Fatal("the zero Message has segments")
 	}
-	msgs, _ := StaticSource(nil, &m, nil).Messages(context.Background())
+	msgs, _ := MemorySource(nil, &m, nil).Messages(context.Background())
 	if len(msgs) != 1 {
-		t.Fatalf("StaticSource kept %d", len(msgs))
+		t.Fatalf("MemorySource kept %d", len(msgs))
 	}
 }
