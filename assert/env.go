@@ -42,10 +42,21 @@ func Lookup[S any](env *Env) (S, error) {
 		return zero, &MissingSourceError{Type: t}
 	}
 	env.mu.RLock()
+	defer env.mu.RUnlock()
 	v, ok := env.sources[t]
-	env.mu.RUnlock()
 	if !ok {
-		return zero, &MissingSourceError{Type: t}
+		err := &MissingSourceError{Type: t}
+		// A source attached under its concrete type (Attach infers S from
+		// the value) is a silent miss otherwise: say what happened.
+		if t.Kind() == reflect.Interface {
+			for key := range env.sources {
+				if key != t && key.Kind() != reflect.Interface && key.Implements(t) {
+					err.Misattached = key
+					break
+				}
+			}
+		}
+		return zero, err
 	}
 	return v.(S), nil
 }
@@ -54,9 +65,17 @@ func Lookup[S any](env *Env) (S, error) {
 // needs.
 type MissingSourceError struct {
 	Type reflect.Type
+	// Misattached is set when env holds a source of a concrete type that
+	// implements Type: it was attached under its own type (Attach infers
+	// the key from the value) instead of the interface.
+	Misattached reflect.Type
 }
 
 func (e *MissingSourceError) Error() string {
+	if e.Misattached != nil {
+		return fmt.Sprintf("no %s evidence: a %s was attached under its own type, not as %s; attach it with %s.Attach or assert.Attach[%s]",
+			sourceDomain(e.Type), e.Misattached, e.Type, sourceDomain(e.Type), e.Type)
+	}
 	switch strings.TrimPrefix(e.Type.PkgPath(), "github.com/assaykit/assay/") {
 	case "clitask", "fhir", "hl7", "x12", "sftp", "voice", "portal":
 	default:

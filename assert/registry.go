@@ -290,7 +290,12 @@ func (r *Registry) decodeValue(v any, raw []byte, pos Positions) (Assertion, err
 		if _, has := pos["/assert"]; !has && pos != nil {
 			ptr = "/" + EscapePointer(kind)
 		}
-		return nil, fail(kind, ptr, fmt.Sprintf("unknown kind %q (known: %s)", kind, strings.Join(r.Kinds(), ", ")), ErrUnknownKind)
+		msg := fmt.Sprintf("unknown kind %q (known: %s)", kind, strings.Join(r.Kinds(), ", "))
+		if pkg, ok := builtinKinds[kind]; ok {
+			msg = fmt.Sprintf("kind %q is not registered: import %q (or %q for every kind) to register it", kind,
+				"github.com/assaykit/assay/"+pkg, "github.com/assaykit/assay/sandbox")
+		}
+		return nil, fail(kind, ptr, msg, ErrUnknownKind)
 	}
 	validator, err := e.compiled()
 	if err != nil {
@@ -335,6 +340,61 @@ func jsonTypeName(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
+
+// builtinKinds maps assay's own kinds to the package whose import registers
+// them, so that a program that forgot the import is told which one.
+var builtinKinds = map[string]string{
+	"fhir-resource-state": "fhir", "hl7-structural": "hl7", "x12-response": "x12",
+	"sftp-file-present": "sftp", "voice-transcript": "voice", "portal-state-match": "portal",
+	"exit_code": "clitask", "output_contains": "clitask", "output_equals": "clitask",
+	"error_contains": "clitask", "file_exists": "clitask", "file_contains": "clitask",
+	"ran": "clitask", "not_ran": "clitask", "run_count": "clitask", "verify": "clitask",
+}
+
+// Checker is what a struct registered with RegisterType implements: its
+// Check judges the evidence (see Assertion).
+type Checker interface {
+	Check(ctx context.Context, env *Env) Result
+}
+
+// RegisterType registers kind in r with its schema, decoding each spec
+// with encoding/json into a fresh T: the one call a kind of your own needs
+// when its spec maps straight onto a struct.
+//
+//	type minRows struct {
+//		Resource string `json:"resource"`
+//		Min      int    `json:"min"`
+//	}
+//	func (m *minRows) Check(ctx context.Context, env *assert.Env) assert.Result { ... }
+//
+//	assert.RegisterType[minRows](registry, "min-rows", schema)
+//
+// The schema has validated the spec before it is decoded, so T need not
+// repeat its checks; the "assert" key is ignored unless T has a field for
+// it. Each decode makes a new T, so an assertion never shares state with
+// another.
+func RegisterType[T any, PT interface {
+	*T
+	Checker
+}](r *Registry, kind string, schema []byte) {
+	r.Register(kind, schema, func(spec Spec) (Assertion, error) {
+		v := PT(new(T))
+		if err := json.Unmarshal(spec, v); err != nil {
+			return nil, err
+		}
+		return typed{kind: kind, check: v}, nil
+	})
+}
+
+// typed is an Assertion made by RegisterType.
+type typed struct {
+	kind  string
+	check Checker
+}
+
+func (t typed) Kind() string { return t.kind }
+
+func (t typed) Check(ctx context.Context, env *Env) Result { return t.check.Check(ctx, env) }
 
 // Register adds a kind to DefaultRegistry.
 func Register(kind string, schema []byte, decode DecodeFunc) {
