@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/assaykit/assay/internal/retry"
 	"github.com/assaykit/assay/spec"
@@ -65,13 +67,43 @@ func newSecret(key string) *secret {
 	if len(key) < minRedactLen {
 		return s
 	}
-	escaped := spec.String(key).String()
-	for _, form := range []string{key, escaped[1 : len(escaped)-1], url.QueryEscape(key), url.PathEscape(key)} {
+	add := func(form string) {
 		if !slices.Contains(s.forms, form) {
 			s.forms = append(s.forms, form)
 		}
 	}
+	add(key)
+	// In a JSON body the key may be escaped as the server's encoder does
+	// it: minimally, with <, > and & escaped (Go), with everything but
+	// ASCII escaped (Python), and each of those with / escaped (PHP).
+	minimal := spec.String(key).String()
+	htmlSafe, _ := json.Marshal(key)
+	for _, quoted := range []string{minimal, string(htmlSafe), asciiJSON(minimal)} {
+		form := quoted[1 : len(quoted)-1]
+		add(form)
+		add(strings.ReplaceAll(form, "/", `\/`))
+	}
+	add(url.QueryEscape(key))
+	add(url.PathEscape(key))
 	return s
+}
+
+// asciiJSON rewrites a JSON string with every non-ASCII character escaped
+// as \uXXXX (UTF-16, lower-case hex), as Python's json module writes it.
+func asciiJSON(quoted string) string {
+	var b strings.Builder
+	for _, r := range quoted {
+		switch {
+		case r < utf8.RuneSelf:
+			b.WriteRune(r)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
 }
 
 // String describes the client without its key.
@@ -548,8 +580,16 @@ func (c *Client) scrubError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if msg := err.Error(); c.redact(msg) != msg {
-		return &scrubbedError{msg: c.redact(msg), err: err}
+	msg := err.Error()
+	if c.redact(msg) == msg {
+		return err
 	}
-	return err
+	// A *url.Error names the URL a redirect led to, which the server
+	// chose: hand out a copy with that URL scrubbed, so errors.As finds
+	// no key either.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return &url.Error{Op: ue.Op, URL: c.redact(ue.URL), Err: c.scrubError(ue.Err)}
+	}
+	return &scrubbedError{msg: c.redact(msg), err: err}
 }

@@ -269,8 +269,16 @@ func TestKeyRedactedFromEverything(t *testing.T) {
 			if len(forms) < 2 && key != testKey {
 				t.Fatalf("forms of %q: %q", key, forms)
 			}
+			// Bodies carry the key as JSON encoders write it (each form
+			// once, as JSON string content), other text every form.
 			echo := strings.Join(forms, " | ")
-			jsonEcho := strings.ReplaceAll(strings.ReplaceAll(echo, `\`, `\\`), `"`, `\"`)
+			var jsonForms []string
+			for _, f := range forms {
+				if f == key || (f != url.QueryEscape(key) && f != url.PathEscape(key)) {
+					jsonForms = append(jsonForms, f)
+				}
+			}
+			jsonEcho := strings.Join(jsonForms, " | ")
 			var logs bytes.Buffer
 			logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			base := rawServer(t, func(path string) string {
@@ -370,6 +378,55 @@ func TestKeyRedactedFromEverything(t *testing.T) {
 				t.Errorf("the log lacks the redacted request id:\n%s", logs.String())
 			}
 		})
+	}
+}
+
+// TestKeyForms: the key is scrubbed as written and as JSON encoders and
+// URLs escape it.
+func TestKeyForms(t *testing.T) {
+	key := "sk/<k>&é😀-1"
+	forms := newSecret(key).forms
+	for _, want := range []string{
+		key,
+		`sk/<k>&é😀-1`,
+		`sk/\u003ck\u003e\u0026é😀-1`,   // Go's json.Marshal
+		`sk/<k>&\u00e9\ud83d\ude00-1`,  // Python's json.dumps
+		`sk\/<k>&é😀-1`,                 // PHP's json_encode
+		`sk\/<k>&\u00e9\ud83d\ude00-1`, // PHP's, ASCII only
+		url.QueryEscape(key), url.PathEscape(key),
+	} {
+		found := false
+		for _, f := range forms {
+			found = found || f == want
+		}
+		if !found {
+			t.Errorf("form %q missing from %q", want, forms)
+		}
+	}
+	if len(newSecret("short").forms) != 0 {
+		t.Error("a key under 6 characters is scrubbed")
+	}
+	if got := newSecret("sk-plain-key-1").forms; len(got) != 1 {
+		t.Errorf("a plain key has forms %q, want one", got)
+	}
+}
+
+// TestRedirectURLScrubbed: a server that redirects to a URL holding the key
+// (which then fails) does not make the *url.Error carry it.
+func TestRedirectURLScrubbed(t *testing.T) {
+	cl, mux := setup(t, WithRetryPolicy(RetryPolicy{}))
+	mux.HandleFunc("/v1/criteria/c1", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://127.0.0.1:1/?k="+testKey, http.StatusFound)
+	})
+	_, _, err := cl.Criteria.Get(context.Background(), "c1")
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		t.Fatalf("error %T %v, want a *url.Error inside", err, err)
+	}
+	for _, s := range []string{err.Error(), ue.URL, ue.Error(), fmt.Sprintf("%#v", err)} {
+		if strings.Contains(s, testKey) {
+			t.Errorf("the key leaks in %s", s)
+		}
 	}
 }
 
