@@ -28,7 +28,7 @@ func marshal(t *testing.T, v any) string {
 }
 
 const patient = `{
-  "resourceType": "Patient", "id": "p1", "active": true, "multipleBirthInteger": 2,
+  "resourceType": "Patient", "id": "p1", "active": true, "deceasedBoolean": false, "multipleBirthInteger": 2,
   "weight": 70.0, "mrn": "00123", "deceased": null,
   "name": [{"family": "Doe", "given": ["Jane", "Q"]}, {"family": "Smith", "given": ["J"]}],
   "identifier": [{"system": "urn:mrn", "value": "00123"}, {"system": "urn:ssn", "value": "999"}],
@@ -53,6 +53,9 @@ func TestJSONField(t *testing.T) {
 		{`{"path": "mrn", "expected": 123}`, false, `"00123"`, "type differs: expected number, got string"},
 		{`{"path": "multipleBirthInteger", "expected": "2"}`, false, `2`, "type differs: expected string, got number"},
 		{`{"path": "active", "expected": true}`, true, `true`, ""},
+		{`{"path": "active", "expected": false}`, false, `true`, ""},
+		{`{"path": "deceasedBoolean", "expected": true}`, false, `false`, ""},
+		{`{"path": "deceasedBoolean", "expected": false}`, true, `false`, ""},
 		{`{"path": "active", "expected": "true"}`, false, `true`, "type differs: expected string, got boolean"},
 		{`{"path": "deceased", "expected": null}`, true, `null`, ""},
 		{`{"path": "nothing.here", "expected": null}`, true, `null`, ""},
