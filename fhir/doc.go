@@ -1,0 +1,155 @@
+// Package fhir implements fhir-resource-state, the assertion that a FHIR R4
+// server holds a resource in a given state, together with the evidence it
+// reads: a search client for any FHIR R4 server, and an in-memory FHIR store
+// with the R4 search rules, served over HTTP so that it doubles as a FHIR
+// server for tests and agents' sandboxes.
+//
+// # The kind
+//
+//	{"assert": "fhir-resource-state",
+//	 "resource_type": "Appointment",
+//	 "search": {"patient": "Patient/123", "date": ["ge2024-03-01", "lt2024-04-01"]},
+//	 "fields": [{"path": "status", "expected": "booked"},
+//	            {"path": "participant.0.actor.display", "expected": "Dr Who"}]}
+//
+// The check runs GET [base]/{resource_type}?{search} (a list value repeats
+// the parameter: AND), following next links to the end; every match entry
+// is a candidate. With no fields it passes when there is a candidate;
+// otherwise when one candidate satisfies every field, scoring the fraction
+// of fields the best candidate satisfies (ties: the first in the server's
+// order). Paths are gjson paths over the resource JSON (check/SYNTAX.md):
+// dotted members, numeric segments index arrays from 0, "#" selects every
+// element (identifier.#.value passes when any matches) and queries such as
+// identifier.#(system=="urn:mrn").value. Values compare by the JSON rules of
+// package check: numbers numerically, strings exactly, a string never equals
+// a number, expected null passes on a missing or null value.
+//
+// A search that cannot be run (no source attached, an unreachable server, a
+// timeout, an OperationOutcome, a server that ignored a parameter, a folder
+// file that is not JSON or has no resourceType, a bad date in the search) is
+// status error: score 0, and callers can tell it from a real failure.
+//
+// # Evidence
+//
+// The Source interface runs a search; attach one with Attach.
+//
+//   - *Store: the in-memory store, itself a Source.
+//   - MemorySource(docs...): resources and Bundles in memory, loaded into a
+//     Store on first use.
+//   - FolderSource(fsys, maxFileSize): the sandbox fhir/ folder: its *.json
+//     files (resources or Bundles) loaded lazily, once, each read through
+//     check.ReadFile (regular files only, capped); or, when the folder holds
+//     fhir.url, a Client for the server that file names (bearer token from
+//     ASSAY_FHIR_TOKEN).
+//   - *Client (NewClient): any FHIR R4 server over REST.
+//
+// # Evidence shape
+//
+//	{"matched": "Appointment/a1" | null,
+//	 "field_results": [{"path", "expected", "actual", "passed", "reason"?}],
+//	 "candidates": 2,
+//	 "search": "Appointment?date=ge2024-03-01&patient=Patient%2F123",
+//	 "version": "3" | null}
+//
+// version is the matched resource's meta.versionId.
+//
+// # The client
+//
+// Requests send Accept: application/fhir+json and Prefer: handling=strict, a
+// bearer token (WithBearerToken, or a TokenSource such as BackendServices:
+// SMART Backend Services client credentials with an RS384 or ES384 JWT
+// assertion, or a client secret, cached until it expires) only to the base
+// URL's origin, and retry by the shared policy (408, 429, 5xx but 501,
+// connection failures; Retry-After honoured). Each attempt is bounded by a
+// timeout and each body by a cap. The searchset's self link must name every
+// parameter asked: a server that silently drops an unknown parameter returns
+// everything, and that must not pass a check (IgnoredParameterError). Next
+// links are followed as sent (absolute, relative or host-relative; never
+// decoded and re-encoded, so a raw + stays a +), never to another origin,
+// never twice (a loop), and at most MaxPages times (ErrPaging). Only entries
+// whose search.mode is match are candidates. A non-200 OperationOutcome is
+// an OperationOutcomeError; an HTML page or any other non-searchset body an
+// HTTPError.
+//
+// # The store
+//
+// A Store holds resources of any type, loaded from resources and Bundles
+// (collection, transaction, batch, searchset, history: their entries are
+// stored; a transaction's urn:uuid references become Type/id) or written
+// through Create, Update and Delete; Read and VRead return them. A loaded
+// meta.lastUpdated is kept; the load time fills it only when missing.
+// meta.versionId counts versions from 1 (a loaded one is kept).
+//
+// Search parameters come from the official R4 definitions
+// (search-parameters.json of FHIR 4.0.1), generated into params_gen.go by
+// `go generate` for Patient, Practitioner, Organization, Appointment,
+// Encounter, Coverage, ServiceRequest, Observation, Condition, Task,
+// Communication, DocumentReference, Claim, CoverageEligibilityRequest and
+// CoverageEligibilityResponse, plus those of Resource (_id, _lastUpdated,
+// _tag, _profile, _security, _source) for every type. Their FHIRPath
+// expressions are evaluated over the raw JSON. Semantics:
+//
+//   - string: starts-with, ignoring case and accents ("eve" finds Eve and
+//     Evelyn, not Severine; "muller" finds Müller); :exact is the whole
+//     string, case- and accent-sensitive; :contains anywhere, folded. A
+//     HumanName or Address matches on any of its parts.
+//   - token: code, system|code, |code (no system), system|; codes and
+//     systems case-sensitive; :not (no value matches, resources without
+//     one included); :text (starts-with on CodeableConcept.text,
+//     Coding.display, Identifier.type.text). A ContactPoint matches on its
+//     value.
+//   - reference: Type/id, a bare id (any type), an absolute URL (the
+//     reference as written, or a relative one with the same Type/id), and
+//     the :Type modifier.
+//   - date: prefixes eq ne gt lt ge le sa eb ap; every value, searched or
+//     stored, is the range it stands for (2024 is the whole year, a
+//     Period's missing end is open); eq means the search range contains the
+//     value's range, per R4.
+//   - number and quantity: the same prefixes; eq and ne use the search
+//     number's precision (100 is [99.5, 100.5)); quantity takes
+//     number|system|code or number||code (code or unit).
+//   - uri: exact.
+//   - :missing=true|false on any parameter; OR by comma, AND by repetition.
+//   - _count, _sort (several keys, - for descending), _total
+//     (none|estimate|accurate; the total is always exact), _format (JSON
+//     only); _offset pages the Handler.
+//
+// Any other parameter, modifier (:above, :below, :in, :identifier, ...),
+// composite or special parameter, chain or _include is a SearchError
+// (HTTP 400): never ignored.
+//
+// The Handler serves a Store (search GET and POST _search, read, vread,
+// create, update, delete, searchset Bundles with self and next links and
+// total, OperationOutcome errors, bounded bodies and pages); Server owns a
+// listener with a connection cap, idle timeout and accept retries.
+//
+// # Decisions
+//
+//   - Dates without a zone, stored or searched, are read as UTC; a value
+//     with a time but no seconds stands for the whole minute, fractional
+//     seconds for their own precision.
+//   - ap means within 10% of the distance between now and the value, on
+//     both sides (R4 leaves the amount to the server).
+//   - _sort orders by a resource's lowest value ascending and its highest
+//     descending; resources without the value come last either way; ties
+//     keep load order.
+//   - Indexes: the values of a parameter are extracted for every resource
+//     of the type on the first search that uses it, and then kept up to
+//     date by every write; later searches compare precomputed values (a
+//     token or date search over 100,000 resources takes about a
+//     millisecond). Building every parameter's index at load would cost
+//     277 extractions per resource for parameters most stores never search.
+//   - The client checks the self link by parameter name (modifier
+//     included), not by value: servers normalise values legitimately. A
+//     searchset without a self link is refused when parameters were asked;
+//     WithoutSelfLinkCheck opts out. An entry without search.mode is a
+//     candidate when its resourceType is the one searched.
+//   - A query with a raw '+' whose value then holds a space is answered 400
+//     by the Handler: the client almost surely meant a zone offset.
+//   - A Bundle of type document or message is stored as a Bundle resource,
+//     not unpacked.
+//   - The candidates are the match entries of resource_type; an entry of
+//     another type marked match (a server bug) is not a candidate.
+//
+// Paths: see ../check/SYNTAX.md.
+package fhir

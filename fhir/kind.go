@@ -1,0 +1,154 @@
+package fhir
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
+	"github.com/tidwall/gjson"
+)
+
+// Kind is the discriminator of the FHIR resource state assertion.
+const Kind = "fhir-resource-state"
+
+const schema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "fhir-resource-state",
+  "type": "object",
+  "required": ["assert", "resource_type"],
+  "additionalProperties": false,
+  "properties": {
+    "assert": {"const": "fhir-resource-state"},
+    "resource_type": {"type": "string", "pattern": "^[A-Z][A-Za-z0-9]{0,63}$"},
+    "search": {
+      "type": "object",
+      "propertyNames": {"minLength": 1},
+      "additionalProperties": {
+        "oneOf": [
+          {"type": "string"},
+          {"type": "array", "items": {"type": "string"}, "minItems": 1}
+        ]
+      }
+    },
+    "fields": ` + check.FieldsSchema + `
+  }
+}`
+
+// Register adds fhir-resource-state to r.
+func Register(r *assert.Registry) { r.Register(Kind, []byte(schema), decode) }
+
+func init() { Register(assert.DefaultRegistry()) }
+
+// resourceState is the compiled assertion: immutable once decoded.
+type resourceState struct {
+	resourceType string
+	params       url.Values
+	fields       []check.Field
+	searched     string // Type?query, for details and evidence
+}
+
+func decode(spec assert.Spec) (assert.Assertion, error) {
+	var raw struct {
+		ResourceType string                     `json:"resource_type"`
+		Search       map[string]json.RawMessage `json:"search"`
+		Fields       []check.Field              `json:"fields"`
+	}
+	if err := json.Unmarshal(spec, &raw); err != nil {
+		return nil, err
+	}
+	a := &resourceState{resourceType: raw.ResourceType, params: url.Values{}, fields: raw.Fields}
+	names := make([]string, 0, len(raw.Search))
+	for k := range raw.Search {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v := gjson.ParseBytes(raw.Search[k])
+		switch {
+		case v.Type == gjson.String:
+			a.params.Add(k, v.Str)
+		case v.IsArray():
+			for _, x := range v.Array() {
+				if x.Type != gjson.String {
+					return nil, fmt.Errorf("search %q: a list holds strings, not %s", k, x.Raw)
+				}
+				a.params.Add(k, x.Str)
+			}
+		default:
+			return nil, fmt.Errorf("search %q: a string or a list of strings, not %s", k, v.Raw)
+		}
+	}
+	a.searched = a.resourceType
+	if len(a.params) > 0 {
+		a.searched += "?" + encodeQuery(a.params)
+	}
+	return a, nil
+}
+
+// encodeQuery writes params in key order, escaping only what a query
+// must (so "ge2024-01-01T00:00:00+01:00" keeps a readable, encoded +).
+func encodeQuery(params url.Values) string {
+	return readableQuery.Replace(params.Encode())
+}
+
+// readableQuery undoes the escapes a query value does not need, so that
+// details read "code=http://loinc.org|1234-5".
+var readableQuery = strings.NewReplacer("%3A", ":", "%2F", "/", "%7C", "|", "%2C", ",", "%40", "@", "%24", "$")
+
+// Kind returns "fhir-resource-state".
+func (a *resourceState) Kind() string { return Kind }
+
+// Check runs the search and judges its matches. Evidence:
+//
+//	{"matched": "Type/id"|null, "field_results": [...], "candidates": N,
+//	 "search": "Type?query", "version": "versionId"|null}
+func (a *resourceState) Check(ctx context.Context, env *assert.Env) assert.Result {
+	src, err := assert.Lookup[Source](env)
+	if err != nil {
+		return assert.Errored(err)
+	}
+	items, err := src.Search(ctx, a.resourceType, cloneValues(a.params))
+	if err != nil {
+		return assert.Errored(fmt.Errorf("FHIR search %s: %w", a.searched, err))
+	}
+	res := check.Candidates[Resource]{
+		Items:     items,
+		Correlate: func(r Resource) bool { return r.Type == a.resourceType },
+		Fields:    len(a.fields),
+		Judge: func(_ int, r Resource) check.Candidate {
+			results := make([]check.FieldResult, len(a.fields))
+			for i, f := range a.fields {
+				results[i] = check.JSONFieldResult(f, gjson.GetBytes(r.JSON, f.Path))
+			}
+			return check.Candidate{Key: r.Key(), Results: results}
+		},
+		Report: check.Report{Searched: a.searched, Noun: "resource", Held: len(items)},
+	}.Result()
+	if ev, ok := res.Evidence.(check.Evidence); ok {
+		var version any
+		for _, r := range items {
+			if r.Key() == ev.Matched && r.Type == a.resourceType {
+				if r.Version != "" {
+					version = r.Version
+				}
+				break
+			}
+		}
+		ev.Extra = append(ev.Extra, check.Member{Key: "search", Value: a.searched}, check.Member{Key: "version", Value: version})
+		res.Evidence = ev
+	}
+	return res
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v))
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}

@@ -1,0 +1,710 @@
+package fhir
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// searchParam is a compiled search parameter.
+type searchParam struct {
+	paramDef
+	expr fpExpr
+	err  error // why the parameter cannot be searched
+}
+
+var (
+	paramsOnce sync.Once
+	paramIndex map[string]map[string]*searchParam
+)
+
+func params() map[string]map[string]*searchParam {
+	paramsOnce.Do(func() {
+		paramIndex = map[string]map[string]*searchParam{}
+		for _, d := range r4Params {
+			p := &searchParam{paramDef: d}
+			switch d.Type {
+			case "composite", "special":
+				p.err = fmt.Errorf("%s parameters are not supported", d.Type)
+			default:
+				p.expr, p.err = compileFHIRPath(d.Base, d.Expr)
+			}
+			if paramIndex[d.Base] == nil {
+				paramIndex[d.Base] = map[string]*searchParam{}
+			}
+			paramIndex[d.Base][d.Code] = p
+		}
+	})
+	return paramIndex
+}
+
+// lookupParam finds the parameter code of resource type typ (its own, or
+// one every resource has); nil when R4 defines none.
+func lookupParam(typ, code string) *searchParam {
+	ix := params()
+	if p := ix[typ][code]; p != nil {
+		return p
+	}
+	return ix["Resource"][code]
+}
+
+// SearchError reports a search the store cannot run: an unknown or
+// unsupported parameter or modifier, or a value that does not parse. Over
+// HTTP it is a 400 OperationOutcome: a search is never run with a
+// parameter ignored.
+type SearchError struct {
+	// Param is the parameter as written (name:modifier), Value the value
+	// at fault ("" when the parameter itself is).
+	Param, Value string
+	Err          error
+}
+
+func (e *SearchError) Error() string {
+	if e.Value != "" {
+		return fmt.Sprintf("search parameter %s=%s: %v", e.Param, e.Value, e.Err)
+	}
+	return fmt.Sprintf("search parameter %s: %v", e.Param, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *SearchError) Unwrap() error { return e.Err }
+
+// ErrUnknownParameter is wrapped by the SearchError of a parameter R4 does
+// not define for the resource type, or that the store does not support.
+var ErrUnknownParameter = errors.New("unknown or unsupported search parameter")
+
+// Result parameters the store understands; _count and _offset page, the
+// others are accepted with their R4 meaning.
+var controlParams = map[string]bool{"_count": true, "_offset": true, "_sort": true, "_total": true, "_format": true}
+
+// matcher decides one value of a clause against a resource's values.
+type matcher func(vals []ival) bool
+
+// clause is one parameter occurrence: its OR values.
+type clause struct {
+	code string
+	ors  []matcher
+	not  bool // token :not: no value may match
+}
+
+func (c clause) match(vals []ival) bool {
+	any := false
+	for _, m := range c.ors {
+		if m(vals) {
+			any = true
+			break
+		}
+	}
+	return any != c.not
+}
+
+// sortKey is one _sort key.
+type sortKey struct {
+	code string
+	desc bool
+	typ  string
+}
+
+// query is a parsed search.
+type query struct {
+	clauses []clause
+	sorts   []sortKey
+	count   int // -1: no _count
+	offset  int
+	codes   []string // parameters whose columns the search reads
+}
+
+// parseQuery compiles params for resource type typ.
+func parseQuery(typ string, params url.Values, now time.Time) (*query, error) {
+	q := &query{count: -1}
+	names := make([]string, 0, len(params))
+	for k := range params {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	need := map[string]bool{}
+	for _, name := range names {
+		values := params[name]
+		if controlParams[name] {
+			if err := q.control(typ, name, values, need); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		code, mod, _ := strings.Cut(name, ":")
+		p := lookupParam(typ, code)
+		if p == nil {
+			return nil, &SearchError{Param: name, Err: fmt.Errorf("%w: R4 defines no %q for %s", ErrUnknownParameter, code, typ)}
+		}
+		if p.err != nil {
+			return nil, &SearchError{Param: name, Err: fmt.Errorf("%w: %v", ErrUnknownParameter, p.err)}
+		}
+		for _, v := range values {
+			c, err := compileClause(p, name, mod, v, now)
+			if err != nil {
+				return nil, err
+			}
+			q.clauses = append(q.clauses, c)
+		}
+		need[code] = true
+	}
+	for c := range need {
+		q.codes = append(q.codes, c)
+	}
+	sort.Strings(q.codes)
+	return q, nil
+}
+
+func (q *query) control(typ, name string, values []string, need map[string]bool) error {
+	if len(values) != 1 && name != "_sort" {
+		return &SearchError{Param: name, Err: fmt.Errorf("%w: given %d times", ErrBadValue, len(values))}
+	}
+	v := values[0]
+	switch name {
+	case "_count", "_offset":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return &SearchError{Param: name, Value: v, Err: fmt.Errorf("%w: not a non-negative integer", ErrBadValue)}
+		}
+		if name == "_count" {
+			q.count = n
+		} else {
+			q.offset = n
+		}
+	case "_total":
+		if v != "none" && v != "estimate" && v != "accurate" {
+			return &SearchError{Param: name, Value: v, Err: fmt.Errorf("%w: none, estimate or accurate", ErrBadValue)}
+		}
+	case "_format":
+		switch v {
+		case "json", "application/json", "application/fhir+json":
+		default:
+			return &SearchError{Param: name, Value: v, Err: fmt.Errorf("%w: only JSON is served", ErrBadValue)}
+		}
+	case "_sort":
+		for _, list := range values {
+			for _, k := range strings.Split(list, ",") {
+				key := sortKey{code: k}
+				if strings.HasPrefix(k, "-") {
+					key.code, key.desc = k[1:], true
+				}
+				p := lookupParam(typ, key.code)
+				if p == nil || p.err != nil {
+					return &SearchError{Param: name, Value: k, Err: fmt.Errorf("%w: cannot sort %s by %q", ErrUnknownParameter, typ, key.code)}
+				}
+				key.typ = p.Type
+				q.sorts = append(q.sorts, key)
+				need[key.code] = true
+			}
+		}
+	}
+	return nil
+}
+
+// compileClause compiles one value (a comma-separated OR list) of p.
+func compileClause(p *searchParam, name, mod, value string, now time.Time) (clause, error) {
+	c := clause{code: p.Code}
+	bad := func(v string, err error) (clause, error) {
+		return clause{}, &SearchError{Param: name, Value: v, Err: err}
+	}
+	if mod == "missing" {
+		switch value {
+		case "true":
+			c.ors = []matcher{func(vals []ival) bool { return len(vals) == 0 }}
+		case "false":
+			c.ors = []matcher{func(vals []ival) bool { return len(vals) > 0 }}
+		default:
+			return bad(value, fmt.Errorf("%w: :missing takes true or false", ErrBadValue))
+		}
+		return c, nil
+	}
+	allowed := map[string][]string{
+		"string":    {"", "exact", "contains"},
+		"token":     {"", "not", "text"},
+		"reference": {""},
+		"date":      {""},
+		"number":    {""},
+		"quantity":  {""},
+		"uri":       {""},
+	}[p.Type]
+	if p.Type == "reference" && mod != "" && slices.Contains(p.Targets, mod) {
+		// subject:Patient=1 is subject=Patient/1.
+	} else if !slices.Contains(allowed, mod) {
+		return bad("", fmt.Errorf("%w: modifier :%s on a %s parameter", ErrUnknownParameter, mod, p.Type))
+	}
+	if p.Type == "token" && mod == "not" {
+		c.not = true
+	}
+	for _, v := range splitOr(value) {
+		m, err := compileValue(p, mod, v, now)
+		if err != nil {
+			return bad(v, err)
+		}
+		c.ors = append(c.ors, m)
+	}
+	return c, nil
+}
+
+// splitOr splits a value at the commas that are not escaped (\,), and
+// unescapes \, \| \$ \\.
+func splitOr(v string) []string {
+	var out []string
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		switch {
+		case v[i] == '\\' && i+1 < len(v) && strings.IndexByte(`,|$\`, v[i+1]) >= 0 && v[i+1] != '|':
+			b.WriteByte(v[i+1])
+			i++
+		case v[i] == ',':
+			out = append(out, b.String())
+			b.Reset()
+		default:
+			b.WriteByte(v[i])
+		}
+	}
+	return append(out, b.String())
+}
+
+func compileValue(p *searchParam, mod, v string, now time.Time) (matcher, error) {
+	switch p.Type {
+	case "string":
+		f := fold(v)
+		switch mod {
+		case "exact":
+			return func(vals []ival) bool {
+				for _, x := range vals {
+					if x.b == v {
+						return true
+					}
+				}
+				return false
+			}, nil
+		case "contains":
+			return func(vals []ival) bool {
+				for _, x := range vals {
+					if strings.Contains(x.a, f) {
+						return true
+					}
+				}
+				return false
+			}, nil
+		}
+		return func(vals []ival) bool {
+			for _, x := range vals {
+				if strings.HasPrefix(x.a, f) {
+					return true
+				}
+			}
+			return false
+		}, nil
+	case "token":
+		if mod == "text" {
+			f := fold(v)
+			return func(vals []ival) bool {
+				for _, x := range vals {
+					for _, t := range strings.Split(x.c, "\x00") {
+						if t != "" && strings.HasPrefix(t, f) {
+							return true
+						}
+					}
+				}
+				return false
+			}, nil
+		}
+		sys, code, hasBar := cutUnescaped(v)
+		switch {
+		case !hasBar:
+			return func(vals []ival) bool {
+				for _, x := range vals {
+					if x.b == code {
+						return true
+					}
+				}
+				return false
+			}, nil
+		case sys == "":
+			return func(vals []ival) bool {
+				for _, x := range vals {
+					if x.b == code && x.a == "" {
+						return true
+					}
+				}
+				return false
+			}, nil
+		case code == "":
+			return func(vals []ival) bool {
+				for _, x := range vals {
+					if x.sys && x.a == sys {
+						return true
+					}
+				}
+				return false
+			}, nil
+		}
+		return func(vals []ival) bool {
+			for _, x := range vals {
+				if x.sys && x.a == sys && x.b == code {
+					return true
+				}
+			}
+			return false
+		}, nil
+	case "reference":
+		wantType, wantID, wantURL := "", v, ""
+		switch {
+		case mod != "":
+			wantType = mod
+		case strings.Contains(v, "://"):
+			wantURL = v
+			wantType, wantID, _ = parseReference(v)
+		case strings.Contains(v, "/"):
+			t, id, ok := parseReference(v)
+			if !ok {
+				return nil, fmt.Errorf("%w: %q is not Type/id", ErrBadValue, v)
+			}
+			wantType, wantID = t, id
+		}
+		if wantID == "" {
+			return nil, fmt.Errorf("%w: empty reference", ErrBadValue)
+		}
+		return func(vals []ival) bool {
+			for _, x := range vals {
+				if wantURL != "" {
+					if x.c == wantURL || (!strings.Contains(x.c, "://") && x.a == wantType && x.b == wantID && wantType != "") {
+						return true
+					}
+					continue
+				}
+				if x.b == wantID && (wantType == "" || x.a == wantType) {
+					return true
+				}
+			}
+			return false
+		}, nil
+	case "date":
+		prefix, rest := splitPrefix(v)
+		slo, shi, err := parseDateRange(rest)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadValue, err)
+		}
+		cmp := dateCompare(prefix, slo, shi, now)
+		return func(vals []ival) bool {
+			for _, x := range vals {
+				if cmp(x.lo, x.hi) {
+					return true
+				}
+			}
+			return false
+		}, nil
+	case "number":
+		prefix, rest := splitPrefix(v)
+		cmp, err := numberCompare(prefix, rest)
+		if err != nil {
+			return nil, err
+		}
+		return func(vals []ival) bool {
+			for _, x := range vals {
+				if cmp(x.f) {
+					return true
+				}
+			}
+			return false
+		}, nil
+	case "quantity":
+		prefix, rest := splitPrefix(v)
+		num, unitPart, _ := strings.Cut(rest, "|")
+		sys, code, hasCode := strings.Cut(unitPart, "|")
+		if !hasCode && unitPart != "" {
+			return nil, fmt.Errorf("%w: a quantity is number|system|code or number||code", ErrBadValue)
+		}
+		cmp, err := numberCompare(prefix, num)
+		if err != nil {
+			return nil, err
+		}
+		return func(vals []ival) bool {
+			for _, x := range vals {
+				if !cmp(x.f) {
+					continue
+				}
+				if sys != "" && x.a != sys {
+					continue
+				}
+				if code != "" && x.b != code && (sys != "" || x.c != code) {
+					continue
+				}
+				return true
+			}
+			return false
+		}, nil
+	case "uri":
+		return func(vals []ival) bool {
+			for _, x := range vals {
+				if x.a == v {
+					return true
+				}
+			}
+			return false
+		}, nil
+	}
+	return nil, fmt.Errorf("%w: %s parameters are not supported", ErrUnknownParameter, p.Type)
+}
+
+// cutUnescaped splits a token at its first unescaped '|'.
+func cutUnescaped(v string) (string, string, bool) {
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' {
+			i++
+			continue
+		}
+		if v[i] == '|' {
+			return unescape(v[:i]), unescape(v[i+1:]), true
+		}
+	}
+	return "", unescape(v), false
+}
+
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// dateCompare returns the R4 comparison of a target range [lo, hi) with
+// the search range [slo, shi) for prefix.
+func dateCompare(prefix string, slo, shi int64, now time.Time) func(lo, hi int64) bool {
+	eq := func(lo, hi int64) bool { return slo <= lo && hi <= shi }
+	switch prefix {
+	case "ne":
+		return func(lo, hi int64) bool { return !eq(lo, hi) }
+	case "gt":
+		return func(lo, hi int64) bool { return hi > shi }
+	case "lt":
+		return func(lo, hi int64) bool { return lo < slo }
+	case "ge":
+		return func(lo, hi int64) bool { return hi > shi || eq(lo, hi) }
+	case "le":
+		return func(lo, hi int64) bool { return lo < slo || eq(lo, hi) }
+	case "sa":
+		return func(lo, hi int64) bool { return lo >= shi }
+	case "eb":
+		return func(lo, hi int64) bool { return hi <= slo }
+	case "ap":
+		// Within 10% of the distance between now and the value, on both
+		// sides (R4 leaves the amount to the server).
+		d := now.UnixMicro() - slo
+		if d < 0 {
+			d = -d
+		}
+		d /= 10
+		a, b := satSub(slo, d), satAdd(shi, d)
+		return func(lo, hi int64) bool { return lo < b && hi > a }
+	}
+	return eq
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func satSub(a, b int64) int64 {
+	if a < math.MinInt64+b {
+		return math.MinInt64
+	}
+	return a - b
+}
+
+// numberCompare returns the R4 comparison of a number with the search
+// number s (eq and ne use s's implicit precision range).
+func numberCompare(prefix, s string) (func(float64) bool, error) {
+	v, lo, hi, err := parseNumber(s)
+	if err != nil {
+		return nil, err
+	}
+	switch prefix {
+	case "ne":
+		return func(f float64) bool { return f < lo || f >= hi }, nil
+	case "gt", "sa":
+		return func(f float64) bool { return f > v }, nil
+	case "lt", "eb":
+		return func(f float64) bool { return f < v }, nil
+	case "ge":
+		return func(f float64) bool { return f >= v }, nil
+	case "le":
+		return func(f float64) bool { return f <= v }, nil
+	case "ap":
+		d := math.Abs(v) / 10
+		return func(f float64) bool { return f >= v-d && f <= v+d }, nil
+	}
+	return func(f float64) bool { return f >= lo && f < hi }, nil
+}
+
+// searchResult is what a search found, in order.
+type searchResult struct {
+	entries []*entry
+	q       *query
+}
+
+// search runs params over typ's resources.
+func (s *Store) search(typ string, params url.Values) (searchResult, error) {
+	if !validType(typ) {
+		return searchResult{}, &SearchError{Param: "resource type", Value: typ, Err: fmt.Errorf("%w: not a resource type", ErrBadValue)}
+	}
+	q, err := parseQuery(typ, params, s.now())
+	if err != nil {
+		return searchResult{}, err
+	}
+	s.mu.RLock()
+	t := s.types[typ]
+	missing := false
+	if t != nil {
+		for _, c := range q.codes {
+			if _, ok := t.columns[c]; !ok {
+				missing = true
+			}
+		}
+	}
+	if missing {
+		s.mu.RUnlock()
+		s.mu.Lock()
+		for _, c := range q.codes {
+			if _, ok := t.columns[c]; !ok {
+				col := make([][]ival, len(t.entries))
+				for i, e := range t.entries {
+					col[i] = t.values(c, e)
+				}
+				t.columns[c] = col
+			}
+		}
+		s.mu.Unlock()
+		s.mu.RLock()
+	}
+	defer s.mu.RUnlock()
+	if t == nil {
+		return searchResult{q: q}, nil
+	}
+	cols := make([][][]ival, len(q.clauses))
+	for i, c := range q.clauses {
+		cols[i] = t.columns[c.code]
+	}
+	var out []*entry
+	positions := []int{}
+next:
+	for pos, e := range t.entries {
+		if e.deleted {
+			continue
+		}
+		for i, c := range q.clauses {
+			if !c.match(cols[i][pos]) {
+				continue next
+			}
+		}
+		out = append(out, e)
+		positions = append(positions, pos)
+	}
+	if len(q.sorts) > 0 {
+		sortEntries(t, q.sorts, out, positions)
+	}
+	return searchResult{entries: out, q: q}, nil
+}
+
+// sortEntries orders out (with their positions) by the _sort keys: a
+// resource's lowest value ascending, its highest descending, resources
+// without a value last.
+func sortEntries(t *typeTable, keys []sortKey, out []*entry, positions []int) {
+	type row struct {
+		e   *entry
+		pos int
+	}
+	rows := make([]row, len(out))
+	for i := range out {
+		rows[i] = row{out[i], positions[i]}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		for _, k := range keys {
+			a, aok := sortValue(t.columns[k.code][rows[i].pos], k)
+			b, bok := sortValue(t.columns[k.code][rows[j].pos], k)
+			switch {
+			case !aok && !bok:
+				continue
+			case !aok:
+				return false
+			case !bok:
+				return true
+			}
+			c := a.cmp(b)
+			if c == 0 {
+				continue
+			}
+			return (c < 0) != k.desc
+		}
+		return false
+	})
+	for i := range rows {
+		out[i] = rows[i].e
+	}
+}
+
+type sortVal struct {
+	s string
+	n float64
+}
+
+func (a sortVal) cmp(b sortVal) int {
+	switch {
+	case a.n < b.n:
+		return -1
+	case a.n > b.n:
+		return 1
+	}
+	return strings.Compare(a.s, b.s)
+}
+
+func sortValue(vals []ival, k sortKey) (sortVal, bool) {
+	if len(vals) == 0 {
+		return sortVal{}, false
+	}
+	var best sortVal
+	for i, x := range vals {
+		var v sortVal
+		switch k.typ {
+		case "date":
+			if k.desc {
+				v.n = float64(x.hi)
+			} else {
+				v.n = float64(x.lo)
+			}
+		case "number", "quantity":
+			v.n = x.f
+		case "string":
+			v.s = x.a
+		case "token":
+			v.s = x.b
+		case "reference":
+			v.s = x.c
+		default:
+			v.s = x.a
+		}
+		if i == 0 || (v.cmp(best) < 0) != k.desc && v.cmp(best) != 0 {
+			best = v
+		}
+	}
+	return best, true
+}
