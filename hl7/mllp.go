@@ -103,7 +103,15 @@ type Listener struct {
 	rejectBytes int
 	rejectCount int
 	ackID       atomic.Uint64
-	pending     atomic.Int64
+
+	// The budget of pending bytes: how many are held, by how many frames,
+	// how many of those wait for more, and a channel closed when some are
+	// given back.
+	bmu            sync.Mutex
+	pending        int64
+	holders        int
+	waitingHolders int
+	changed        chan struct{}
 }
 
 // Messages returns the messages captured so far, in arrival order.
@@ -199,7 +207,7 @@ accept:
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l.handle(c)
+			l.handle(ctx, c)
 			connMu.Lock()
 			delete(mine, c)
 			connMu.Unlock()
@@ -297,9 +305,11 @@ func (c idleConn) Write(p []byte) (int, error) {
 }
 
 // frameBuffer holds one connection's frame, its capacity reserved from
-// the listener's pending budget.
+// the listener's budget of pending bytes.
 type frameBuffer struct {
 	l    *Listener
+	done <-chan struct{}
+	idle time.Duration
 	buf  []byte
 	held int64
 }
@@ -314,13 +324,7 @@ func (f *frameBuffer) add(chunk []byte, limit int) bool {
 	need := len(f.buf) + len(chunk)
 	if need > cap(f.buf) {
 		newCap := min(max(2*cap(f.buf), need, 4<<10), limit+1)
-		if newCap < need {
-			return false
-		}
-		grow := int64(newCap) - f.held
-		max := positive(f.l.MaxPendingBytes, DefaultMaxPendingBytes)
-		if f.l.pending.Add(grow) > max {
-			f.l.pending.Add(-grow)
+		if newCap < need || !f.l.reserve(f, int64(newCap)-f.held) {
 			return false
 		}
 		nb := make([]byte, len(f.buf), newCap)
@@ -340,19 +344,93 @@ func (f *frameBuffer) reset() {
 	f.buf = f.buf[:0]
 }
 
+// refused keeps at most a 4 KiB prefix of the frame (to answer with its
+// control id) and gives the budget back.
+func (f *frameBuffer) refused() {
+	prefix := append([]byte(nil), f.buf[:min(len(f.buf), 4096)]...)
+	f.release()
+	f.buf = prefix
+}
+
 func (f *frameBuffer) release() {
-	f.l.pending.Add(-f.held)
+	f.l.unreserve(f.held)
 	f.buf, f.held = nil, 0
 }
 
+// reserve takes n more bytes of the pending budget for f, waiting while
+// other frames that hold budget are being received (the sender waits on
+// TCP flow control meanwhile). It gives up, so that f's frame is refused,
+// when n cannot fit even alone, when every other frame that holds budget
+// is waiting too (nobody would ever release any), after the idle timeout,
+// or when the listener stops.
+func (l *Listener) reserve(f *frameBuffer, n int64) bool {
+	limit := positive(l.MaxPendingBytes, DefaultMaxPendingBytes)
+	l.bmu.Lock()
+	for {
+		if l.pending+n <= limit {
+			if f.held == 0 {
+				l.holders++
+			}
+			l.pending += n
+			l.bmu.Unlock()
+			return true
+		}
+		holder := 0
+		if f.held > 0 {
+			holder = 1
+		}
+		if f.held+n > limit || l.holders-holder-l.waitingHolders == 0 {
+			l.bmu.Unlock()
+			return false
+		}
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		ch := l.changed
+		l.waitingHolders += holder
+		l.bmu.Unlock()
+		t := time.NewTimer(f.idle)
+		select {
+		case <-ch:
+		case <-f.done:
+		case <-t.C:
+		}
+		t.Stop()
+		l.bmu.Lock()
+		l.waitingHolders -= holder
+		select {
+		case <-ch:
+		default: // stopped or timed out
+			l.bmu.Unlock()
+			return false
+		}
+	}
+}
+
+// unreserve gives n bytes of the pending budget back and wakes the frames
+// waiting for it.
+func (l *Listener) unreserve(n int64) {
+	if n == 0 {
+		return
+	}
+	l.bmu.Lock()
+	l.pending -= n
+	l.holders--
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
+	l.bmu.Unlock()
+}
+
 // handle reads frames from one connection until it ends.
-func (l *Listener) handle(conn net.Conn) {
+func (l *Listener) handle(ctx context.Context, conn net.Conn) {
 	remote := conn.RemoteAddr().String()
 	c := idleConn{Conn: conn, idle: positive(l.IdleTimeout, DefaultIdleTimeout)}
 	r := bufio.NewReaderSize(c, 32<<10)
 	w := bufio.NewWriterSize(c, 4<<10)
 	limit := positive(l.MaxFrameSize, DefaultMaxFrameSize)
-	frame := &frameBuffer{l: l}
+	frame := &frameBuffer{l: l, done: ctx.Done(), idle: c.idle}
 	defer frame.release()
 	for {
 		// Look for the start block, skipping whitespace; anything else
@@ -398,7 +476,8 @@ func (l *Listener) handle(conn net.Conn) {
 				}
 				if refused != nil {
 					keep := min(len(body), max(0, 4096-len(frame.buf)))
-					frame.buf = append(frame.buf[:min(len(frame.buf), 4096)], body[:keep]...)
+					frame.buf = append(frame.buf, body[:keep]...)
+					frame.refused()
 				}
 			}
 			if err == nil {
@@ -418,10 +497,8 @@ func (l *Listener) handle(conn net.Conn) {
 			}
 			return
 		}
-		size-- // the end block
-		if b, err := r.Peek(1); err == nil && b[0] == '\r' {
-			r.Discard(1)
-		}
+		size-- // the end block; the CR after it is skipped with the
+		// whitespace before the next start block, not waited for here
 		var ack []byte
 		if refused != nil {
 			if errors.Is(refused, ErrFrameTooLarge) {
