@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
@@ -50,6 +52,27 @@ func register(sub string, l loader) {
 		panic("sandbox: two loaders for " + sub)
 	}
 	loaders[sub] = l
+}
+
+// FolderLoader attaches the evidence of one snapshot subfolder to env. fsys
+// is the subfolder; dir is its path on disk, or "" when the snapshot is not
+// on disk. A loader never fails: a problem with the files inside is
+// attached as a source that reports it, so the checks that need the
+// evidence say status error and the others still run.
+type FolderLoader func(fsys fs.FS, dir string, env *assert.Env, opts Options)
+
+// RegisterFolder makes Load and LoadFS read a snapshot subfolder of your
+// own (the evidence of a kind you wrote) with load. Call it from an init
+// function, as database/sql drivers register; it panics when the name is
+// taken, empty, or not a single path element.
+func RegisterFolder(name string, load FolderLoader) {
+	if name == "" || name == "." || strings.ContainsAny(name, `/\`) {
+		panic("sandbox: RegisterFolder with an invalid folder name " + strconv.Quote(name))
+	}
+	if load == nil {
+		panic("sandbox: RegisterFolder " + name + " with a nil loader")
+	}
+	register(name, func(f folder, env *assert.Env, opts Options) { load(f.fsys, f.dir, env, opts) })
 }
 
 // Folders returns the subfolders a snapshot may hold, sorted.
