@@ -1,0 +1,161 @@
+package voice
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/assaykit/assay/assert"
+)
+
+// Kind is the discriminator of the voice transcript assertion.
+const Kind = "voice-transcript"
+
+const schema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "voice-transcript",
+  "type": "object",
+  "required": ["assert"],
+  "additionalProperties": false,
+  "properties": {
+    "assert": {"const": "voice-transcript"},
+    "speaker": {"enum": ["agent", "caller", "ivr", "any"]},
+    "contains": {"type": "array", "items": {"type": "string", "minLength": 1}},
+    "not_contains": {"type": "array", "items": {"type": "string", "minLength": 1}}
+  }
+}`
+
+// Register adds voice-transcript to r.
+func Register(r *assert.Registry) { r.Register(Kind, []byte(schema), decode) }
+
+func init() { Register(assert.DefaultRegistry()) }
+
+// AttachMatcher sets the Matcher that env's voice-transcript checks use
+// (an LLM-assisted one, say). Without one they use Loose{}.
+func AttachMatcher(env *assert.Env, m Matcher) { assert.Attach[Matcher](env, m) }
+
+// transcriptCheck is a decoded voice-transcript assertion. It is
+// immutable: the decoder builds it once from a validated spec.
+type transcriptCheck struct {
+	speaker Speaker
+	phrases []string // contains, then not_contains
+	present int      // phrases[:present] must be present
+}
+
+func decode(spec assert.Spec) (assert.Assertion, error) {
+	var raw struct {
+		Speaker     string   `json:"speaker"`
+		Contains    []string `json:"contains"`
+		NotContains []string `json:"not_contains"`
+	}
+	if err := json.Unmarshal(spec, &raw); err != nil {
+		return nil, err
+	}
+	c := &transcriptCheck{speaker: Any, present: len(raw.Contains)}
+	if raw.Speaker != "" {
+		c.speaker = Speaker(raw.Speaker)
+	}
+	c.phrases = append(append(c.phrases, raw.Contains...), raw.NotContains...)
+	if len(c.phrases) == 0 {
+		return nil, errors.New("voice-transcript needs at least one phrase in contains or not_contains")
+	}
+	for i, p := range c.phrases {
+		if Normalize(p) == "" {
+			key, j := "contains", i
+			if i >= c.present {
+				key, j = "not_contains", i-c.present
+			}
+			return nil, fmt.Errorf("%s[%d] %q has no words to match once normalised (fillers and punctuation are ignored)", key, j, p)
+		}
+	}
+	return c, nil
+}
+
+// Kind returns "voice-transcript".
+func (c *transcriptCheck) Kind() string { return Kind }
+
+// PhraseResult is one phrase's line of the evidence.
+type PhraseResult struct {
+	Phrase string `json:"phrase"`
+	// Expected is "present" (contains) or "absent" (not_contains).
+	Expected string `json:"expected"`
+	Found    bool   `json:"found"`
+	// Turn is the 0-based turn index of the match, null when not found.
+	Turn   *int   `json:"turn"`
+	Quote  string `json:"quote"`
+	Method Method `json:"method"`
+	Passed bool   `json:"passed"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Check matches every phrase in the speaker's turns. Evidence:
+// {"speaker", "turns", "phrase_results": [...], "unknown_speakers"?}.
+func (c *transcriptCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
+	src, err := assert.Lookup[Source](env)
+	if err != nil {
+		return assert.Errored(err)
+	}
+	t, err := src.Transcript(ctx)
+	if err != nil {
+		return assert.Errored(err)
+	}
+	var m Matcher = Loose{}
+	if found, err := assert.Lookup[Matcher](env); err == nil && found != nil {
+		m = found
+	}
+	matches, err := m.Match(ctx, t, c.speaker, c.phrases)
+	if err != nil {
+		return assert.Errored(fmt.Errorf("voice-transcript: %w", err))
+	}
+	if len(matches) != len(c.phrases) {
+		return assert.Errorf("voice-transcript: the matcher answered %d phrases of %d", len(matches), len(c.phrases))
+	}
+	results := make([]PhraseResult, len(c.phrases))
+	satisfied := 0
+	var firstFail *PhraseResult
+	for i, p := range c.phrases {
+		m := matches[i]
+		r := PhraseResult{Phrase: p, Expected: "present", Found: m.Found, Quote: m.Quote, Method: m.Method, Reason: m.Reason}
+		if i >= c.present {
+			r.Expected = "absent"
+		}
+		if m.Found {
+			turn := m.Turn
+			r.Turn = &turn
+		}
+		r.Passed = m.Found == (i < c.present)
+		if r.Passed {
+			satisfied++
+		}
+		results[i] = r
+		if !r.Passed && firstFail == nil {
+			firstFail = &results[i]
+		}
+	}
+	ev := map[string]any{"speaker": c.speaker, "turns": t.Len(), "phrase_results": results}
+	if u := t.UnknownSpeakers(); len(u) > 0 {
+		ev["unknown_speakers"] = u
+	}
+	whose := "the transcript"
+	if c.speaker != Any {
+		whose = "the " + string(c.speaker) + "'s turns"
+	}
+	if t.Len() == 0 {
+		whose += " (the transcript has no turns)"
+	}
+	total := len(c.phrases)
+	if firstFail == nil {
+		return assert.Pass(fmt.Sprintf("%d of %d phrases satisfied in %s.", satisfied, total, whose), ev)
+	}
+	var why string
+	if firstFail.Expected == "present" {
+		why = fmt.Sprintf("%s was not found", strconv.Quote(firstFail.Phrase))
+	} else {
+		why = fmt.Sprintf("%s was found in turn %d (%s, %s)", strconv.Quote(firstFail.Phrase), *firstFail.Turn,
+			strconv.Quote(firstFail.Quote), firstFail.Method)
+	}
+	return assert.Fail(float64(satisfied)/float64(total),
+		assert.Truncate(fmt.Sprintf("%d of %d phrases satisfied in %s; %s.", satisfied, total, whose, why)), ev)
+}

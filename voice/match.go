@@ -1,0 +1,399 @@
+package voice
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+)
+
+// Method says which stage of a matcher decided a phrase.
+type Method string
+
+// The methods.
+const (
+	// MethodExact: the phrase's normalised words occur in a row.
+	MethodExact Method = "exact"
+	// MethodFuzzy: a window of words is similar enough (partial ratio).
+	MethodFuzzy Method = "fuzzy"
+	// MethodLLM: the LLM judge decided, on a quote that was verified.
+	MethodLLM Method = "llm"
+	// MethodNone: every stage ran and none found the phrase.
+	MethodNone Method = "none"
+)
+
+// Match is a matcher's answer for one phrase.
+type Match struct {
+	// Phrase is the phrase as asked.
+	Phrase string `json:"phrase"`
+	// Found says whether the phrase was found.
+	Found bool `json:"found"`
+	// Turn is the 0-based index, in the whole transcript, of the turn where
+	// the match starts; -1 when not found.
+	Turn int `json:"turn"`
+	// Quote is the original text matched (turns joined by " / " when a
+	// phrase runs across consecutive turns of one speaker); "" when not
+	// found.
+	Quote string `json:"quote"`
+	// Method is the stage that decided.
+	Method Method `json:"method"`
+	// Similarity is the fuzzy stage's partial ratio (1 for an exact match).
+	Similarity float64 `json:"-"`
+	// Reason explains a decision where a stage gives one (the judge's
+	// reason, or why its answer was not accepted).
+	Reason string `json:"reason,omitempty"`
+}
+
+// Matcher decides whether phrases are present in the turns of a speaker
+// (Any: every turn) and says how. It returns one Match per phrase, in
+// order, or an error when it could not decide (an LLM endpoint that
+// failed): the check then reports status error. Implementations are safe
+// for concurrent use.
+type Matcher interface {
+	Match(ctx context.Context, t *Transcript, speaker Speaker, phrases []string) ([]Match, error)
+}
+
+// DefaultThreshold is the partial ratio at or above which the fuzzy stage
+// accepts a window: 0.85, so a phrase of 20 letters survives 3 edits
+// (two misheard letters and a split word) and a phrase of fewer than 7
+// letters must match exactly (spaces aside).
+const DefaultThreshold = 0.85
+
+// Loose is the deterministic default matcher: every phrase and turn is
+// normalised (see Normalize), then an exact token-sequence search runs,
+// then a fuzzy window match. Its zero value uses DefaultThreshold.
+type Loose struct {
+	// Threshold is the fuzzy stage's minimum partial ratio in (0, 1];
+	// <= 0 means DefaultThreshold, > 1 turns the fuzzy stage off.
+	Threshold float64
+}
+
+// Match implements Matcher. It never fails.
+func (l Loose) Match(ctx context.Context, t *Transcript, speaker Speaker, phrases []string) ([]Match, error) {
+	out := make([]Match, len(phrases))
+	blocks := t.blocksFor(speaker)
+	for i, p := range phrases {
+		out[i] = l.match(t, blocks, p)
+	}
+	return out, nil
+}
+
+func (l Loose) threshold() float64 {
+	if l.Threshold <= 0 {
+		return DefaultThreshold
+	}
+	return l.Threshold
+}
+
+func (l Loose) match(t *Transcript, blocks []block, phrase string) Match {
+	m := Match{Phrase: phrase, Turn: -1, Method: MethodNone}
+	p := newPattern(phrase)
+	if len(p.toks) == 0 {
+		m.Reason = "the phrase has no words to match"
+		return m
+	}
+	for bi := range blocks {
+		if s, ok := blocks[bi].exact(p.toks); ok {
+			b := &blocks[bi]
+			return Match{Phrase: phrase, Found: true, Turn: b.toks[s].turn, Quote: t.quote(b.toks[s], b.toks[s+len(p.toks)-1]),
+				Method: MethodExact, Similarity: 1}
+		}
+	}
+	th := l.threshold()
+	if th > 1 {
+		return m
+	}
+	best, bestBlock, bestS, bestL := 0.0, -1, 0, 0
+	var lev levenshtein
+	for bi := range blocks {
+		sim, s, n := blocks[bi].fuzzy(&p, th, &lev)
+		if sim > best {
+			best, bestBlock, bestS, bestL = sim, bi, s, n
+		}
+	}
+	if bestBlock >= 0 && best >= th {
+		b := &blocks[bestBlock]
+		return Match{Phrase: phrase, Found: true, Turn: b.toks[bestS].turn, Quote: t.quote(b.toks[bestS], b.toks[bestS+bestL-1]),
+			Method: MethodFuzzy, Similarity: best}
+	}
+	return m
+}
+
+// block is a run of consecutive turns of one speaker, normalised as one
+// text, so that a phrase split across those turns is found.
+type block struct {
+	toks  []token
+	index map[string][]int32 // token text -> positions
+	runes []int32            // runes[i]: runes in toks[:i], for window lengths
+}
+
+// blocksFor returns the blocks of speaker's turns (Any: every turn, split
+// where the speaker changes), building them once.
+func (t *Transcript) blocksFor(speaker Speaker) []block {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if b, ok := t.blocks[speaker]; ok {
+		return b
+	}
+	var blocks []block
+	var raw []rawWord
+	open := false
+	var cur Speaker
+	flush := func() {
+		if open {
+			blocks = append(blocks, newBlock(normalizeWords(raw)))
+		}
+		raw, open = raw[:0:0], false
+	}
+	for i, turn := range t.turns {
+		if speaker != Any && turn.Speaker != speaker {
+			flush()
+			continue
+		}
+		if open && turn.Speaker != cur {
+			flush()
+		}
+		open, cur = true, turn.Speaker
+		raw = splitWords(turn.Text, i, raw)
+	}
+	flush()
+	if t.blocks == nil {
+		t.blocks = map[Speaker][]block{}
+	}
+	t.blocks[speaker] = blocks
+	return blocks
+}
+
+func newBlock(toks []token) block {
+	b := block{toks: toks, index: make(map[string][]int32, len(toks)/4+1), runes: make([]int32, len(toks)+1)}
+	for i, tk := range toks {
+		b.index[tk.text] = append(b.index[tk.text], int32(i))
+		b.runes[i+1] = b.runes[i] + int32(utf8.RuneCountInString(tk.text))
+	}
+	return b
+}
+
+// quote returns the original text from token a to token b.
+func (t *Transcript) quote(a, b token) string {
+	if a.turn == b.turn {
+		return t.turns[a.turn].Text[a.start:b.end]
+	}
+	parts := []string{t.turns[a.turn].Text[a.start:]}
+	for k := a.turn + 1; k < b.turn; k++ {
+		if t.turns[k].Speaker == t.turns[a.turn].Speaker {
+			parts = append(parts, t.turns[k].Text)
+		}
+	}
+	parts = append(parts, t.turns[b.turn].Text[:b.end])
+	return strings.Join(parts, " / ")
+}
+
+// exact finds the first position where words occur in a row.
+func (b *block) exact(words []string) (int, bool) {
+	for _, s := range b.index[words[0]] {
+		i := int(s)
+		if i+len(words) > len(b.toks) {
+			break
+		}
+		ok := true
+		for j := 1; j < len(words); j++ {
+			if b.toks[i+j].text != words[j] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// pattern is a phrase compiled for matching.
+type pattern struct {
+	toks    []string
+	compact []rune   // the words without spaces
+	digits  []string // words with digits, in order
+	neg     string   // negation words, in order
+}
+
+var negations = set("not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "without")
+
+func newPattern(phrase string) pattern {
+	toks := normalizeText(phrase, 0)
+	p := pattern{toks: make([]string, len(toks))}
+	var c strings.Builder
+	var neg []string
+	for i, t := range toks {
+		p.toks[i] = t.text
+		c.WriteString(t.text)
+		if hasDigit(t.text) {
+			p.digits = append(p.digits, t.text)
+		}
+		if negations[t.text] {
+			neg = append(neg, t.text)
+		}
+	}
+	p.compact = []rune(c.String())
+	p.neg = strings.Join(neg, " ")
+	return p
+}
+
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+// fuzzy finds the window of the block most similar to p: windows of one
+// word fewer to one word more than the phrase, compared without spaces by
+// partial ratio, 1 - edits/longer length. A window must hold the phrase's
+// words with digits exactly and in order, and the same negation words; a
+// phrase of two or more words must share at least one word with it.
+func (b *block) fuzzy(p *pattern, th float64, lev *levenshtein) (best float64, bestS, bestL int) {
+	n := len(p.toks)
+	pl := len(p.compact)
+	for L := max(n-1, 1); L <= n+1; L++ {
+		if L > len(b.toks) {
+			break
+		}
+		try := func(s int) {
+			wl := int(b.runes[s+L] - b.runes[s])
+			longer := max(wl, pl)
+			k := int((1 - th) * float64(longer))
+			if abs(wl-pl) > k {
+				return
+			}
+			if !b.sameDigitsAndNegation(p, s, L) {
+				return
+			}
+			d := lev.distance(p.compact, b.window(s, L, lev), k)
+			if d > k {
+				return
+			}
+			sim := 1 - float64(d)/float64(longer)
+			if sim > best {
+				best, bestS, bestL = sim, s, L
+			}
+		}
+		if n == 1 {
+			for s := 0; s+L <= len(b.toks); s++ {
+				try(s)
+			}
+			continue
+		}
+		seen := make(map[int]bool)
+		for _, w := range p.toks {
+			for _, q := range b.index[w] {
+				for s := max(int(q)-L+1, 0); s <= int(q) && s+L <= len(b.toks); s++ {
+					if !seen[s] {
+						seen[s] = true
+						try(s)
+					}
+				}
+			}
+		}
+	}
+	return best, bestS, bestL
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func (b *block) sameDigitsAndNegation(p *pattern, s, L int) bool {
+	d, negs := 0, 0
+	var neg strings.Builder
+	for _, t := range b.toks[s : s+L] {
+		if hasDigit(t.text) {
+			if d >= len(p.digits) || p.digits[d] != t.text {
+				return false
+			}
+			d++
+		}
+		if negations[t.text] {
+			if negs > 0 {
+				neg.WriteByte(' ')
+			}
+			neg.WriteString(t.text)
+			negs++
+		}
+	}
+	return d == len(p.digits) && neg.String() == p.neg
+}
+
+// window writes the window's words without spaces into lev's buffer.
+func (b *block) window(s, L int, lev *levenshtein) []rune {
+	lev.buf = lev.buf[:0]
+	for _, t := range b.toks[s : s+L] {
+		for _, r := range t.text {
+			lev.buf = append(lev.buf, r)
+		}
+	}
+	return lev.buf
+}
+
+// levenshtein holds buffers for edit distances.
+type levenshtein struct {
+	buf       []rune
+	prev, cur []int
+}
+
+// distance returns the edit distance of a and b, or k+1 when it is more
+// than k (a band of width 2k+1 is computed).
+func (l *levenshtein) distance(a, b []rune, k int) int {
+	if abs(len(a)-len(b)) > k {
+		return k + 1
+	}
+	if len(l.prev) < len(b)+1 {
+		l.prev = make([]int, len(b)+1)
+		l.cur = make([]int, len(b)+1)
+	}
+	prev, cur := l.prev[:len(b)+1], l.cur[:len(b)+1]
+	big := k + 1
+	for j := range prev {
+		if j <= k {
+			prev[j] = j
+		} else {
+			prev[j] = big
+		}
+	}
+	for i := 1; i <= len(a); i++ {
+		lo, hi := max(1, i-k), min(len(b), i+k)
+		if i <= k {
+			cur[0] = i
+		} else {
+			cur[0] = big
+		}
+		if lo > 1 {
+			cur[lo-1] = big
+		}
+		rowMin := cur[0]
+		for j := lo; j <= hi; j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := prev[j-1] + cost
+			if x := prev[j] + 1; x < v {
+				v = x
+			}
+			if x := cur[j-1] + 1; x < v {
+				v = x
+			}
+			if v > big {
+				v = big
+			}
+			cur[j] = v
+			if v < rowMin {
+				rowMin = v
+			}
+		}
+		if hi < len(b) {
+			cur[hi+1] = big
+		}
+		if rowMin > k {
+			return k + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
