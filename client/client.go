@@ -17,6 +17,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/internal/retry"
 	"github.com/assaykit/assay/spec"
 )
@@ -528,6 +529,12 @@ func (c *Client) apiError(method, shown string, resp *http.Response, body []byte
 	if len(obj.Details) > 0 && string(obj.Details) != "null" {
 		e.RawDetails = json.RawMessage(c.redact(string(obj.Details)))
 		e.Details = parseDetails(e.RawDetails)
+		// Decoding undoes escapes the raw scrub could not see
+		// ("\u0073k-..."): scrub the decoded text too.
+		for i := range e.Details {
+			e.Details[i].Field = c.redact(e.Details[i].Field)
+			e.Details[i].Message = c.redact(e.Details[i].Message)
+		}
 	}
 	if e.RequestID == "" {
 		e.RequestID = c.redact(obj.RequestID)
@@ -553,6 +560,19 @@ func (c *Client) redact(s string) string {
 		}
 	}
 	return s
+}
+
+// redactCriterion scrubs the decoded text fields of a criterion read from
+// the API: decoding may undo an escape ("\u0073k-...") that hid the key
+// from the scrub of the raw body. The assertion stays as the body (already
+// scrubbed) wrote it.
+func (c *Client) redactCriterion(cr *assert.Criterion) {
+	if len(c.key.forms) == 0 {
+		return
+	}
+	for _, f := range []*string{&cr.ID, &cr.TaskID, &cr.InputEntityID, &cr.Label, &cr.Axis} {
+		*f = c.redact(*f)
+	}
 }
 
 // redactBytes is redact for a body; it returns b itself when b holds no

@@ -108,6 +108,9 @@ func (c *Client) readList(resp *Response, body []byte) ([]assert.Criterion, stri
 		if err := json.Unmarshal(trimmed, &list); err != nil {
 			return nil, "", listError(resp, trimmed, "", err)
 		}
+		for i := range list {
+			c.redactCriterion(&list[i])
+		}
 		return list, "", nil
 	}
 	var page listPage
@@ -124,7 +127,10 @@ func (c *Client) readList(resp *Response, body []byte) ([]assert.Criterion, stri
 	if next == "" {
 		next = page.NextCursor
 	}
-	return *page.Data, next, nil
+	for i := range *page.Data {
+		c.redactCriterion(&(*page.Data)[i])
+	}
+	return *page.Data, c.redact(next), nil
 }
 
 // listError explains why a list body did not decode; for an invalid item
@@ -367,6 +373,7 @@ func (c *Client) decodeCriterion(resp *Response, body []byte) (*assert.Criterion
 	if cr.ID == "" {
 		return nil, resp, resp.decodeError(`the criterion has no "id"`, nil)
 	}
+	c.redactCriterion(&cr)
 	return &cr, resp, nil
 }
 

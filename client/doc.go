@@ -78,9 +78,13 @@
 // Authorization header masked; and everything the server sent (the status
 // line, every header, X-Request-Id included, and every body, error or not)
 // has the key, as written and in its JSON- and URL-escaped forms, replaced
-// by [REDACTED] before the client reads it, so errors, their fields,
-// Response values, decoded criteria and log lines cannot carry it, even
-// from a server that echoes the Authorization header. Keys shorter than 6
+// by [REDACTED] before the client reads it, and decoded text (error
+// messages and details, a criterion's id, task_id, input_entity_id, label
+// and axis, the next cursor) is scrubbed again after decoding, which undoes
+// escapes such as \u0073k-..., so errors, their fields, Response values,
+// decoded criteria and log lines cannot carry it, even from a server that
+// echoes the Authorization header. An assertion is kept as the scrubbed
+// body wrote it. Keys shorter than 6
 // characters are not scrubbed, as that would mangle every message.
 //
 // # Listing

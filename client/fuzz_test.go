@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -178,6 +179,99 @@ func FuzzNewBaseURL(f *testing.F) {
 		}
 		if !strings.HasPrefix(cl.base, "http://") && !strings.HasPrefix(cl.base, "https://") {
 			t.Errorf("%q: base %q", raw, cl.base)
+		}
+	})
+}
+
+// echoTransport answers every request as a server that echoes the key:
+// "KEY" in the status text, the request id and the body becomes the
+// Authorization header's value.
+type echoTransport struct {
+	status      int
+	requestID   string
+	body        []byte
+	statusText  string
+	contentType string
+}
+
+func (e echoTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+	}
+	key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	echo := func(s string) string { return strings.ReplaceAll(s, "KEY", key) }
+	return &http.Response{
+		StatusCode: e.status, Status: echo(e.statusText),
+		Header: http.Header{"Content-Type": {echo(e.contentType)}, "X-Request-Id": {echo(e.requestID)},
+			"Www-Authenticate": {"Bearer " + key}},
+		Body:          io.NopCloser(bytes.NewReader(bytes.ReplaceAll(e.body, []byte("KEY"), []byte(key)))),
+		ContentLength: -1, Request: r,
+	}, nil
+}
+
+// FuzzKeyNeverLeaks answers every call with an arbitrary status line,
+// request id and body into which the key is echoed, and checks that no
+// error, error field, decoded criterion or kept response holds the key.
+func FuzzKeyNeverLeaks(f *testing.F) {
+	for _, s := range seeds(f) {
+		f.Add(200, "KEY", "OK", s)
+	}
+	f.Add(401, "KEY", "Unauthorized KEY", []byte(`{"error":{"code":"KEY","message":"bad key Bearer KEY","details":[{"field":"KEY","message":"KEY"}],"request_id":"KEY"}}`))
+	f.Add(422, "req KEY", "x", []byte(`{"error":{"message":"\u0066uzz-key-123456","details":{"\u0066uzz-key-123456":["fuzz\u002dkey-123456"]}}}`))
+	f.Add(200, "", "OK", []byte(`{"id":"\u0066uzz-key-123456","label":"KEY","axis":"fuzz\/key","assertion":{"k":"KEY"}}`))
+	f.Add(200, "", "OK", []byte(`{"data":[{"id":"c","label":"fuzz-key-12345\u0036","assertion":{}}],"_meta":{"next":"KEY"}}`))
+	f.Add(502, "KEY", "Bad Gateway", []byte("<html>KEY</html>"))
+	const key = "fuzz-key-123456"
+	f.Fuzz(func(t *testing.T, status int, requestID, statusText string, body []byte) {
+		status = 200 + (status%400+400)%400
+		cl, err := New("http://api.test", WithAPIKey(key), WithRetryPolicy(RetryPolicy{}),
+			WithHTTPClient(&http.Client{Transport: echoTransport{status, requestID, body, statusText, "application/json"}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var texts []string
+		add := func(v ...any) {
+			for _, x := range v {
+				texts = append(texts, fmt.Sprintf("%+v", x))
+			}
+		}
+		check := func(err error, crs ...assert.Criterion) {
+			for _, c := range crs {
+				add(c.ID, c.TaskID, c.InputEntityID, c.Label, c.Axis, string(c.Assertion))
+			}
+			if err == nil {
+				return
+			}
+			add(err.Error())
+			var apiErr *APIError
+			if errors.As(err, &apiErr) {
+				add(apiErr.Code, apiErr.Message, apiErr.Details, string(apiErr.RawDetails), apiErr.RequestID, string(apiErr.Body), apiErr.Response.Header, apiErr.Response.Status)
+			}
+			var respErr *ResponseError
+			if errors.As(err, &respErr) {
+				add(respErr.Reason, respErr.ContentType, respErr.URL)
+			}
+		}
+		list, resp, err := cl.Criteria.List(ctx, "t", nil)
+		check(err, list...)
+		if resp != nil {
+			add(resp.RequestID, resp.NextCursor, resp.Header, resp.Status)
+		}
+		c, _, err := cl.Criteria.Get(ctx, "c1")
+		if c != nil {
+			check(err, *c)
+		} else {
+			check(err)
+		}
+		all, err := cl.Criteria.ListAll(ctx, "t")
+		check(err, all...)
+		for _, s := range texts {
+			if strings.Contains(s, key) {
+				t.Fatalf("the key leaks in %q", s)
+			}
 		}
 	})
 }
