@@ -27,7 +27,7 @@ func largeInterchange(tb testing.TB, n int) []byte {
 // readPaths are the ten reads of the benchmarks.
 var readPaths = []string{
 	"BHT03", "NM1[IL]09", "2100C/NM1[IL]03", "2110C/EB01", "EB03[2]",
-	"2110C(*)/EB11", "2120C/NM103", "HI01-2", "ISA06", "SE01",
+	"2110C/EB(*)11", "2120C/NM103", "HI01-2", "ISA06", "SE01",
 }
 
 func compiled(tb testing.TB) []x12.Path {

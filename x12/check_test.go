@@ -55,7 +55,7 @@ func TestResponseCheck(t *testing.T) {
 		},
 		{
 			name:    "270 selects the eligibility pair",
-			spec:    `{"assert": "x12-response", "transaction": "270", "correlate_by": {"2100C/NM1[IL]09": "W123456789"}, "fields": [{"path": "2110C(*)/EB11", "expected": "Y"}]}`,
+			spec:    `{"assert": "x12-response", "transaction": "270", "correlate_by": {"2100C/NM1[IL]09": "W123456789"}, "fields": [{"path": "2110C/EB(*)11", "expected": "Y"}]}`,
 			status:  assert.StatusPassed,
 			score:   1,
 			matched: "2001",
@@ -77,11 +77,11 @@ func TestResponseCheck(t *testing.T) {
 		},
 		{
 			name:    "best of several candidates",
-			spec:    `{"assert": "x12-response", "correlate_by": {"patient_id": "W123456789"}, "fields": [{"path": "2110C(*)/EB11", "expected": "Y"}, {"path": "HCR02", "expected": "AUTH88231"}]}`,
+			spec:    `{"assert": "x12-response", "correlate_by": {"patient_id": "W123456789"}, "fields": [{"path": "2110C/EB(*)11", "expected": "Y"}, {"path": "HCR02", "expected": "AUTH88231"}]}`,
 			status:  assert.StatusFailed,
 			score:   0.5,
 			matched: "1001",
-			details: `None of 2 records satisfied every field; best was the 278 response "1001" (record auth) with 1 of 2 fields passed (2110C(*)/EB11: expected "Y", got null; no value at this path).`,
+			details: `None of 2 records satisfied every field; best was the 278 response "1001" (record auth) with 1 of 2 fields passed (2110C/EB(*)11: expected "Y", got null; no value at this path).`,
 		},
 		{
 			name:    "no candidate",
@@ -181,7 +181,7 @@ func TestResponseErrors(t *testing.T) {
 		env := assert.NewEnv()
 		x12.Attach(env, x12.MemorySource{{Name: "bad", Response: "GS*HB*X~"}})
 		res := run(t, env, spec)
-		if res.Status != assert.StatusError || !strings.Contains(res.Details, "x12 record bad: the response cannot be read: x12: at byte 0: no ISA segment") {
+		if res.Status != assert.StatusError || !strings.Contains(res.Details, "x12 record bad: the response cannot be read: x12: at byte 0: 1:1: no ISA segment") {
 			t.Errorf("%s %q", res.Status, res.Details)
 		}
 	})

@@ -39,18 +39,18 @@ func ExampleInterchange_Findings() {
 	_, err := x12.Parse(data, x12.Strict())
 	fmt.Println(err != nil)
 	// Output:
-	// segment 19 (SE) at line 19, column 1: SE01 counts "27" segments, but transaction set "0001" has 17 from ST to SE
+	// 19:1: segment 19: SE: SE01 counts "27" segments, but transaction set "0001" has 17 from ST to SE
 	// true
 }
 
 func ExampleParsePath() {
-	p, err := x12.ParsePath("2000C(*)/NM1[IL]09")
+	p, err := x12.ParsePath("2000C/NM1[IL](*)09")
 	fmt.Println(p, p.Multi(), err)
 	_, err = x12.ParsePath("NM103(2)")
 	fmt.Println(err)
 	// Output:
-	// 2000C(*)/NM1[IL]09 true <nil>
-	// x12 path "NM103(2)": at character 6: a segment occurrence goes before the element position, as in NM1(2)03
+	// 2000C/NM1[IL](*)09 true <nil>
+	// x12 path "NM103(2)": 1:6: a segment occurrence goes before the element position, as in NM1(2)03
 }
 
 func ExampleSegment_LoopPath() {

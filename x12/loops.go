@@ -1,7 +1,7 @@
 package x12
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -169,25 +169,134 @@ var (
 	def278Q, def278Res = review(false), review(true)
 )
 
-// txDefFor picks the loop definitions of a transaction set; nil for sets
-// whose loops this package does not know.
-func txDefFor(tx Transaction) txDef {
-	switch tx.Code {
-	case "270":
-		return def270
-	case "271":
-		return def271
-	case "276":
-		return def276
-	case "277":
-		if strings.Contains(tx.Version, "X214") {
-			return def277CA
+// The guides loop paths are defined for, chosen by the group's GS08 or,
+// when present, the transaction set's ST03 (which X12 lets override GS08):
+// the guide it names when the set's ST01 fits it.
+const (
+	guideNone uint8 = iota
+	guide270
+	guide271
+	guide276
+	guide277
+	guide277CA
+	guide278
+)
+
+// guideFor picks the guide of a transaction set from its ST01 and the
+// version its ST03, or else its group's GS08, names.
+func guideFor(code, gs08, st03 string) uint8 {
+	v := st03
+	if v == "" {
+		v = gs08
+	}
+	switch {
+	case strings.Contains(v, "X279"):
+		switch code {
+		case "270":
+			return guide270
+		case "271":
+			return guide271
 		}
+	case strings.Contains(v, "X212"):
+		switch code {
+		case "276":
+			return guide276
+		case "277":
+			return guide277
+		}
+	case strings.Contains(v, "X214"):
+		if code == "277" {
+			return guide277CA
+		}
+	case strings.Contains(v, "X217"):
+		if code == "278" {
+			return guide278
+		}
+	}
+	return guideNone
+}
+
+// txDefOf returns the loop definitions of a guide; nil for none.
+func txDefOf(g uint8) txDef {
+	switch g {
+	case guide270:
+		return def270
+	case guide271:
+		return def271
+	case guide276:
+		return def276
+	case guide277:
 		return def277
-	case "278":
+	case guide277CA:
+		return def277CA
+	case guide278:
 		return def278Q // BHT02 may switch it to the response
 	}
 	return nil
+}
+
+// hlEntry is an HL of the current transaction set: its HL01 and loop
+// instance (-1 during the parse's own check, which builds no loops).
+type hlEntry struct {
+	id   string
+	inst int32
+}
+
+// hlCheck follows the HL hierarchy of one transaction set: the current HL
+// and its ancestors, and, once an HL names a parent that is not among them
+// (which a well-formed, pre-order hierarchy never does), every HL seen.
+type hlCheck struct {
+	stack []hlEntry
+	seen  []hlEntry // every HL of the transaction set, in order
+	all   bool      // seen is complete: an out-of-order parent was met
+}
+
+func (h *hlCheck) start() {
+	h.stack = h.stack[:0]
+	h.seen = h.seen[:0]
+}
+
+// parent finds the HL whose HL01 is hl02 and makes the new HL hl01 (loop
+// instance inst) current. found is false when no earlier HL has that
+// HL01; the new HL then has no parent.
+func (h *hlCheck) parent(hl01, hl02 string, inst int32) (parent int32, found bool) {
+	parent, found = -1, true
+	if hl02 != "" {
+		found = false
+		for k := len(h.stack) - 1; k >= 0; k-- {
+			if h.stack[k].id == hl02 {
+				h.stack = h.stack[:k+1]
+				parent, found = h.stack[k].inst, true
+				break
+			}
+		}
+		if !found {
+			h.stack = h.stack[:0]
+			for k := len(h.seen) - 1; k >= 0; k-- {
+				if h.seen[k].id == hl02 {
+					parent, found = h.seen[k].inst, true
+					break
+				}
+			}
+		}
+	} else {
+		h.stack = h.stack[:0]
+	}
+	e := hlEntry{id: hl01, inst: inst}
+	h.stack = append(h.stack, e)
+	h.seen = append(h.seen, e)
+	return parent, found
+}
+
+// checkHL checks that the HL s[start:end] names a parent an earlier HL of
+// its transaction set has.
+func (p *parser) checkHL(i int32, start, end int) {
+	t := p.s[start:end]
+	hl01, _ := field(t, p.d.Element, 1)
+	hl02, _ := field(t, p.d.Element, 2)
+	if _, found := p.hl.parent(hl01, hl02, -1); !found {
+		p.find(i, start, end, "HL02 names parent "+strconv.Quote(hl02)+", which no earlier HL of this transaction set has")
+	}
 }
 
 // openLoop is a loop open at one level of the current HL loop.
@@ -201,113 +310,179 @@ type openLoop struct {
 	lastChild int
 }
 
-type hlEntry struct {
-	id   string // HL01
-	inst int32
+// segment is one segment's place in the input, in the segment index.
+// Offsets are int32 to keep the slice compact; Parse refuses inputs of
+// 2 GiB or more.
+type segment struct {
+	start, end int32 // the segment's text, without its terminator
+	loop       int32 // innermost loop instance; -1 outside every loop
+	delims     int32 // index into Interchange.delims
 }
 
-// loopState assigns the segments of the current transaction set to loops.
-type loopState struct {
+// segments returns the segment index, building it (and the loops) on first
+// use.
+func (x *Interchange) segments() []segment {
+	x.index.once.Do(x.buildIndex)
+	return x.index.segs
+}
+
+// loopIndex returns the segment index and the loop instances.
+func (x *Interchange) loopIndex() ([]segment, []loop) {
+	x.index.once.Do(x.buildIndex)
+	return x.index.segs, x.index.loops
+}
+
+// indexer builds the segment index and assigns the segments of each
+// transaction set with a guide to its loops.
+type indexer struct {
+	x     *Interchange
 	def   txDef
 	open  []openLoop // the HL level loop, then the loops nested in it
 	ls    int        // index in open of the loop whose LS is open; -1 none
-	stack []hlEntry  // the current HL and its ancestors
-	// byID indexes every HL of the transaction set; built only when an HL
-	// names a parent that is not one of the current HL's ancestors, which
-	// a well-formed (pre-order) hierarchy never does.
-	byID      map[string]int32
-	firstLoop int32 // the transaction set's first loop instance
+	hl    hlCheck
+	loops []loop
+	segs  []segment
+	sep   byte
+	code  string // ST01 of the current transaction set
 }
 
-func (l *loopState) start(tx Transaction, firstLoop int32) {
-	l.def = txDefFor(tx)
-	l.firstLoop = firstLoop
-	l.open = l.open[:0]
-	l.stack = l.stack[:0]
-	l.byID = nil
-	l.ls = -1
-}
-
-// assign gives segment i (identifier id, text t) its loop.
-func (p *parser) assign(i int32, id, t string) {
-	l := &p.loops
-	if l.def == nil {
-		return
+func (x *Interchange) buildIndex() {
+	ix := &indexer{x: x, segs: make([]segment, 0, x.nsegs)}
+	var openBuf [8]openLoop
+	var stackBuf [8]hlEntry
+	ix.open, ix.hl.stack = openBuf[:0], stackBuf[:0]
+	guided := false
+	for _, g := range x.guides {
+		if g != guideNone {
+			guided = true
+			break
+		}
 	}
-	sep := p.d.Element
+	if guided {
+		// Loops open at about every other segment of the guides.
+		ix.loops = make([]loop, 0, x.nsegs/2+16)
+	}
+	sc := x.scan()
+	tx := 0 // the next transaction set
+	var inTx bool
+	var txEnd int32
+	for {
+		start, end, ok := sc.next()
+		if !ok {
+			break
+		}
+		i := int32(len(ix.segs))
+		ix.segs = append(ix.segs, segment{start: int32(start), end: int32(end), loop: -1, delims: sc.di})
+		if !guided {
+			continue
+		}
+		if tx < len(x.txs) && int(i) == x.txs[tx].Start {
+			ix.def = txDefOf(x.guides[tx])
+			inTx, txEnd = ix.def != nil, int32(x.txs[tx].End)
+			ix.startTx(x.txs[tx])
+			tx++
+			continue
+		}
+		if !inTx {
+			continue
+		}
+		if i > txEnd {
+			inTx = false
+			continue
+		}
+		ix.sep = sc.d.Element
+		t := x.data[start:end]
+		switch id := packID(t, ix.sep); id {
+		case idInvalid, idISA, idGS, idST, idSE, idGE, idIEA, idTA1:
+		default:
+			ix.assign(i, id, t)
+		}
+	}
+	x.index.segs = ix.segs
+	x.index.loops = ix.loops
+	x.extents()
+	x.index.built.Store(true)
+}
+
+func (ix *indexer) startTx(tx Transaction) {
+	ix.code = tx.Code
+	ix.open = ix.open[:0]
+	ix.hl.start()
+	ix.ls = -1
+}
+
+// assign gives segment i (packed identifier id, text t) its loop.
+func (ix *indexer) assign(i int32, id uint32, t string) {
+	sep := ix.sep
 	switch id {
-	case "BHT":
-		if p.x.txs[len(p.x.txs)-1].Code == "278" {
+	case idBHT:
+		if ix.code == "278" {
 			// X217: BHT02 11 is a response, 13 a request.
 			if v, _ := field(t, sep, 2); v == "11" {
-				l.def = def278Res
+				ix.def = def278Res
 			}
 		}
 		return
-	case "HL":
+	case idHL:
 		hl01, _ := field(t, sep, 1)
 		hl02, _ := field(t, sep, 2)
 		code, _ := field(t, sep, 3)
-		def := l.def[code]
-		parent := p.hlParent(i, hl02)
+		def := ix.def[code]
 		var name uint16
 		if def != nil {
 			name = def.name
 		}
-		inst := p.newLoop(name, parent, i)
-		e := hlEntry{id: hl01, inst: inst}
-		l.stack = append(l.stack, e)
-		if l.byID != nil {
-			l.byID[hl01] = inst
-		}
-		l.open = append(l.open[:0], openLoop{def: def, inst: inst})
-		l.ls = -1
+		inst := ix.newLoop(name, -1, i)
+		parent, _ := ix.hl.parent(hl01, hl02, inst)
+		ix.loops[inst].parent = parent
+		ix.open = append(ix.open[:0], openLoop{def: def, inst: inst})
+		ix.ls = -1
 		return
 	}
-	if len(l.open) == 0 {
+	if len(ix.open) == 0 {
 		return // the header, before the first HL
 	}
 	switch id {
-	case "LS":
-		for d := len(l.open) - 1; d >= 0; d-- {
-			if l.open[d].def != nil && l.open[d].def.hasLS {
-				l.open = l.open[:d+1]
-				l.ls = d
+	case idLS:
+		for d := len(ix.open) - 1; d >= 0; d-- {
+			if ix.open[d].def != nil && ix.open[d].def.hasLS {
+				ix.open = ix.open[:d+1]
+				ix.ls = d
 				break
 			}
 		}
-	case "LE":
-		if l.ls >= 0 && l.ls < len(l.open) {
-			l.open = l.open[:l.ls+1]
+	case idLE:
+		if ix.ls >= 0 && ix.ls < len(ix.open) {
+			ix.open = ix.open[:ix.ls+1]
 		}
-		l.ls = -1
+		ix.ls = -1
 	default:
-		if d, c := l.trigger(id, t, sep); c != nil {
-			l.open = l.open[:d+1]
-			inst := p.newLoop(c.name, l.open[d].inst, i)
-			l.open = append(l.open, openLoop{def: c, inst: inst})
+		if d, c := ix.trigger(segmentID(t, sep), t, sep); c != nil {
+			ix.open = ix.open[:d+1]
+			inst := ix.newLoop(c.name, ix.open[d].inst, i)
+			ix.open = append(ix.open, openLoop{def: c, inst: inst})
 			return
 		}
 	}
-	p.setLoop(i, l.open[len(l.open)-1].inst)
+	ix.segs[i].loop = ix.open[len(ix.open)-1].inst
 }
 
 // trigger finds the loop segment id (text t) opens: a loop nested in one of
 // the open loops, innermost first. A first pass honours qualifiers; when it
 // finds nothing, a second pass lets a qualified loop open on its segment
 // alone, so that an unlisted code still starts the loop its segment starts.
-func (l *loopState) trigger(id, t string, sep byte) (int, *loopDef) {
+func (ix *indexer) trigger(id, t string, sep byte) (int, *loopDef) {
 	var q string
 	haveQ := false
 	for pass := 0; pass < 2; pass++ {
-		for d := len(l.open) - 1; d >= 0; d-- {
-			o := &l.open[d]
+		for d := len(ix.open) - 1; d >= 0; d-- {
+			o := &ix.open[d]
 			if o.def == nil {
 				continue
 			}
 			best := -1
 			for ci, c := range o.def.children {
-				if c.seg != id || c.inLS && l.ls != d {
+				if c.seg != id || c.inLS && ix.ls != d {
 					continue
 				}
 				if pass == 0 && c.quals != nil {
@@ -348,66 +523,22 @@ func member(s string, set []string) bool {
 	return false
 }
 
-// hlParent finds the loop of the HL whose HL01 is hl02.
-func (p *parser) hlParent(i int32, hl02 string) int32 {
-	l := &p.loops
-	if hl02 == "" {
-		l.stack = l.stack[:0]
-		return -1
-	}
-	for k := len(l.stack) - 1; k >= 0; k-- {
-		if l.stack[k].id == hl02 {
-			l.stack = l.stack[:k+1]
-			return l.stack[k].inst
-		}
-	}
-	l.stack = l.stack[:0]
-	if l.byID == nil {
-		// Every HL loop of the transaction set starts at its HL segment.
-		l.byID = map[string]int32{}
-		for k := l.firstLoop; int(k) < len(p.x.loops); k++ {
-			t := p.text(p.x.loops[k].first)
-			if segmentID(t, p.d.Element) == "HL" {
-				id, _ := field(t, p.d.Element, 1)
-				l.byID[id] = k
-			}
-		}
-	}
-	if inst, ok := l.byID[hl02]; ok {
-		return inst
-	}
-	p.find(i, fmt.Sprintf("HL02 names parent %q, which no earlier HL of this transaction set has", hl02))
-	return -1
-}
-
-func (p *parser) newLoop(name uint16, parent, first int32) int32 {
-	p.x.loops = append(p.x.loops, loop{name: name, parent: parent, first: first, last: -1})
-	inst := int32(len(p.x.loops) - 1)
-	p.setLoop(first, inst)
+func (ix *indexer) newLoop(name uint16, parent, first int32) int32 {
+	ix.loops = append(ix.loops, loop{name: name, parent: parent, first: first, last: -1})
+	inst := int32(len(ix.loops) - 1)
+	ix.segs[first].loop = inst
 	return inst
 }
-
-// setLoop puts segment i in loop inst.
-func (p *parser) setLoop(i, inst int32) { p.x.segs[i].loop = inst }
 
 // extents sets each loop's last segment: the last one inside it or its
 // nested loops. Walking the segments backwards, the first segment that
 // reaches a loop is its last; a loop already reached means its ancestors
 // are too, so each loop is set once.
 func (x *Interchange) extents() {
-	for i := int32(len(x.segs)) - 1; i >= 0; i-- {
-		for l := x.segs[i].loop; l >= 0 && x.loops[l].last < 0; l = x.loops[l].parent {
-			x.loops[l].last = i
+	segs, loops := x.index.segs, x.index.loops
+	for i := int32(len(segs)) - 1; i >= 0; i-- {
+		for l := segs[i].loop; l >= 0 && loops[l].last < 0; l = loops[l].parent {
+			loops[l].last = i
 		}
 	}
-}
-
-// within reports whether loop instance l is scope or nested in it.
-func (x *Interchange) within(l, scope int32) bool {
-	for ; l >= 0; l = x.loops[l].parent {
-		if l == scope {
-			return true
-		}
-	}
-	return false
 }

@@ -1,11 +1,14 @@
 package x12
 
 import (
-	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/assaykit/assay/assert"
 )
 
 // Delimiters are the separators an interchange declares in its ISA segment.
@@ -13,8 +16,11 @@ type Delimiters struct {
 	// Element separates elements; it is the byte after "ISA".
 	Element byte
 	// Repetition separates repetitions of an element: ISA11, from version
-	// 00402 on, unless it is a letter, a digit, a space or another
-	// delimiter. 0 means the interchange has none.
+	// 00402 on, unless it is a letter, a digit, a space, the element
+	// separator or the segment terminator. 0 means the interchange has
+	// none. It may equal Component (some senders write ISA11 = ISA16): that
+	// character then splits an element into pieces that both a repetition
+	// and a component number select (see SYNTAX.md).
 	Repetition byte
 	// Component separates the components of a composite element: ISA16.
 	Component byte
@@ -32,32 +38,45 @@ var isaWidths = [16]int{2, 10, 2, 10, 2, 15, 2, 15, 6, 4, 1, 5, 9, 1, 1, 1}
 // garbage after a good ISA cannot produce megabytes of messages.
 const maxFindings = 1000
 
-// segment is one segment's place in the input. Offsets are int32 to keep
-// the slice compact; Parse refuses inputs of 2 GiB or more.
-type segment struct {
-	start, end int32 // the segment's text, without its terminator
-	loop       int32 // innermost loop instance; -1 outside every loop
-	delims     int32 // index into Interchange.delims
+// isaMark is one ISA segment the parse could read: where it starts and
+// ends (the index of its terminator), and its delimiters' index. Segments
+// from there to the next mark use those delimiters.
+type isaMark struct {
+	start, term int32
 }
 
 // Interchange is a parsed X12 file: every segment of every interchange,
-// functional group and transaction set in it, in order, with the loop each
-// segment belongs to and the findings of the envelope checks.
+// functional group and transaction set in it, in order, and the findings
+// of the envelope checks.
 //
-// Values read from an Interchange are substrings of the input: reading
-// allocates nothing. An Interchange is immutable and safe for concurrent
-// use.
+// Parsing is one pass over the input that checks the envelopes; the
+// segment index and the loops of the implementation guides are built the
+// first time something needs them (Segment, a path that names a loop), so
+// that reading loop-free paths out of a large file costs a scan, not an
+// index. Values read from an Interchange are substrings of the input:
+// reading allocates nothing. An Interchange is immutable and safe for
+// concurrent use.
 type Interchange struct {
 	data     string
-	segs     []segment
+	nsegs    int
+	marks    []isaMark
 	delims   []Delimiters
-	loops    []loop
 	txs      []Transaction
+	guides   []uint8 // the guide of each transaction set (guideNone...)
 	findings []Finding
+
+	index struct {
+		once  sync.Once
+		built atomic.Bool
+		segs  []segment
+		loops []loop
+	}
 	// Room for the usual single interchange and transaction set, so that
 	// parsing one response allocates no slices for them.
 	delims0 [1]Delimiters
+	marks0  [1]isaMark
 	txs0    [1]Transaction
+	guides0 [1]uint8
 }
 
 // Transaction is one transaction set (ST to SE) of an interchange.
@@ -78,43 +97,43 @@ type Transaction struct {
 // hierarchy. Lenient parsing (the default) reports findings and reads the
 // data anyway; strict parsing makes them errors.
 type Finding struct {
-	// Segment is the 1-based position of the segment in the file (the
-	// first ISA is 1); for a problem found at the end of the input, the
-	// last segment.
-	Segment int `json:"segment"`
+	// Location says where: Segment is the 1-based position of the segment
+	// in the file (the first ISA is 1; for a problem found at the end of
+	// the input, the last segment), Line and Column are 1-based
+	// (assert.LineColumn: LF, CR and CRLF each end a line).
+	assert.Location
 	// ID is that segment's identifier, e.g. "SE"; "" when it has none
 	// that is valid.
 	ID string `json:"id"`
-	// Offset is the byte offset of the segment (of the end of the input,
-	// for a problem found there); Line and Column locate it, 1-based.
+	// Offset is the 0-based byte offset of the segment (of the end of the
+	// input, for a problem found there).
 	Offset int `json:"offset"`
-	Line   int `json:"line"`
-	Column int `json:"column"`
 	// Message says what is wrong.
 	Message string `json:"message"`
 }
 
-// String renders the finding with its position, e.g.
-// `segment 19 (SE) at line 19, column 1: SE01 counts 27 segments, ...`.
+// String renders the finding at its location (assert.Location), with the
+// segment's ID, e.g. `19:1: segment 19: SE: SE01 counts "27" segments, ...`.
 func (f Finding) String() string {
-	id := ""
-	if f.ID != "" {
-		id = " (" + f.ID + ")"
+	if f.ID == "" {
+		return f.Location.Prefix(f.Message)
 	}
-	return fmt.Sprintf("segment %d%s at line %d, column %d: %s", f.Segment, id, f.Line, f.Column, f.Message)
+	return f.Location.Prefix(f.ID + ": " + f.Message)
 }
 
 // SyntaxError reports input that cannot be read as X12 at all: no ISA, an
 // ISA that is not the fixed 106 characters, delimiters that collide.
 type SyntaxError struct {
-	// Offset is the byte offset of the problem.
+	// Location locates the problem: 1-based line and column.
+	Location assert.Location
+	// Offset is the 0-based byte offset of the problem.
 	Offset int
 	// Msg says what is wrong.
 	Msg string
 }
 
 func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("x12: at byte %d: %s", e.Offset, e.Msg)
+	return "x12: at byte " + strconv.Itoa(e.Offset) + ": " + e.Location.Prefix(e.Msg)
 }
 
 // FindingsError is returned by strict parsing when the input has findings.
@@ -156,8 +175,10 @@ type options struct {
 // hierarchy is off.
 func Strict() Option { return func(o *options) { o.strict = true } }
 
-// Parse reads an X12 file. It copies data once, so that every value read
-// later is a substring of that copy.
+// Parse reads an X12 file without copying it: the Interchange reads its
+// values out of data, so data must not be modified while the Interchange
+// is in use (a read-only memory map, or a buffer handed over, is the
+// intended use; call ParseString with a copy otherwise).
 //
 // Input that cannot be read as X12 (no ISA, an ISA of the wrong length,
 // colliding delimiters) is a *SyntaxError. Everything else is read, and what
@@ -165,7 +186,10 @@ func Strict() Option { return func(o *options) { o.strict = true } }
 // counts, segments outside them, a missing final terminator) or the HL
 // hierarchy is reported by Findings, or, with Strict, as a *FindingsError.
 func Parse(data []byte, opts ...Option) (*Interchange, error) {
-	return ParseString(string(data), opts...)
+	if len(data) == 0 {
+		return ParseString("", opts...)
+	}
+	return ParseString(unsafe.String(&data[0], len(data)), opts...)
 }
 
 // ParseString is Parse for input already held in a string; it does not copy.
@@ -175,36 +199,32 @@ func ParseString(s string, opts ...Option) (*Interchange, error) {
 		opt(&o)
 	}
 	if len(s) >= math.MaxInt32 {
-		return nil, &SyntaxError{Offset: 0, Msg: "input of 2 GiB or more"}
+		return nil, syntaxError(s, 0, "input of 2 GiB or more")
 	}
 	start := skipPreamble(s)
 	if !strings.HasPrefix(s[start:], "ISA") {
-		return nil, &SyntaxError{Offset: start, Msg: fmt.Sprintf("no ISA segment: an X12 interchange starts with ISA, this input starts with %q", preview(s[start:]))}
+		return nil, syntaxError(s, start, "no ISA segment: an X12 interchange starts with ISA, this input starts with "+strconv.Quote(preview(s[start:])))
 	}
-	d, _, err := readISA(s, start)
-	if err != nil {
+	if _, _, _, err := readISA(s, start); err != nil {
 		return nil, err
 	}
-	p := &parser{x: &Interchange{data: s}, s: s}
-	p.loops.open, p.loops.stack = p.openBuf[:0], p.stackBuf[:0]
-	p.x.delims = p.x.delims0[:0]
-	p.x.txs = p.x.txs0[:0]
-	// Most segments are followed by a terminator, so counting terminators
-	// sizes the segment slice in one allocation.
-	n := strings.Count(s[start:], string(d.Segment)) + 1
-	p.x.segs = make([]segment, 0, n)
-	// Loops open at about every other segment of the guides this package
-	// knows; other transaction sets have none.
-	p.x.loops = make([]loop, 0, n/2+16)
+	x := &Interchange{data: s}
+	x.delims, x.marks, x.txs, x.guides = x.delims0[:0], x.marks0[:0], x.txs0[:0], x.guides0[:0]
+	p := &parser{x: x, s: s}
+	p.hl.stack = p.stackBuf[:0]
 	p.run(start)
-	p.x.extents()
-	if len(p.x.findings) > 0 {
-		p.locate()
+	if len(x.findings) > 0 {
+		x.locate()
 		if o.strict {
-			return nil, &FindingsError{Findings: p.x.findings}
+			return nil, &FindingsError{Findings: x.findings}
 		}
 	}
-	return p.x, nil
+	return x, nil
+}
+
+func syntaxError(s string, at int, msg string) *SyntaxError {
+	line, col := assert.LineColumn(unsafe.Slice(unsafe.StringData(s), len(s)), at)
+	return &SyntaxError{Location: assert.Location{Line: line, Column: col}, Offset: at, Msg: msg}
 }
 
 // skipPreamble skips a UTF-8 byte order mark and white space before the ISA.
@@ -226,12 +246,12 @@ func preview(s string) string {
 	return s
 }
 
-// readISA reads the delimiters of the ISA segment at s[at:] and returns the
-// index of its terminator.
-func readISA(s string, at int) (Delimiters, int, error) {
-	var d Delimiters
+// readISA reads the delimiters of the ISA segment at s[at:] and returns
+// the index of its terminator, and whether ISA11 (a repetition separator)
+// equals ISA16.
+func readISA(s string, at int) (d Delimiters, term int, same bool, err error) {
 	if len(s) < at+4 {
-		return d, 0, &SyntaxError{Offset: at, Msg: "the input ends inside the ISA segment"}
+		return d, 0, false, syntaxError(s, at, "the input ends inside the ISA segment")
 	}
 	sep := s[at+3]
 	d.Element = sep
@@ -239,12 +259,12 @@ func readISA(s string, at int) (Delimiters, int, error) {
 	var elems [16]string
 	for i := 0; i < 16; i++ {
 		if pos >= len(s) || s[pos] != sep {
-			return d, 0, &SyntaxError{Offset: at, Msg: "the input ends inside the ISA segment"}
+			return d, 0, false, syntaxError(s, at, "the input ends inside the ISA segment")
 		}
 		if i == 15 {
 			// ISA16 is one character; the segment terminator follows it.
 			if pos+2 >= len(s) {
-				return d, 0, &SyntaxError{Offset: at, Msg: "the input ends inside the ISA segment (an ISA is 106 characters, with ISA16 and the segment terminator last)"}
+				return d, 0, false, syntaxError(s, at, "the input ends inside the ISA segment (an ISA is 106 characters, with ISA16 and the segment terminator last)")
 			}
 			elems[15] = s[pos+1 : pos+2]
 			pos += 2
@@ -256,13 +276,13 @@ func readISA(s string, at int) (Delimiters, int, error) {
 			end++
 		}
 		if end >= len(s) {
-			return d, 0, &SyntaxError{Offset: pos + 1, Msg: fmt.Sprintf("the input ends inside ISA%02d (an ISA is the fixed 106 characters)", i+1)}
+			return d, 0, false, syntaxError(s, pos+1, "the input ends inside ISA"+two(i+1)+" (an ISA is the fixed 106 characters)")
 		}
 		if end >= limit {
-			return d, 0, &SyntaxError{Offset: pos + 1, Msg: fmt.Sprintf("ISA%02d does not end: the ISA has fewer than 16 elements (an ISA is the fixed 106 characters)", i+1)}
+			return d, 0, false, syntaxError(s, pos+1, "ISA"+two(i+1)+" does not end: the ISA has fewer than 16 elements (an ISA is the fixed 106 characters)")
 		}
 		if w := end - pos - 1; w != isaWidths[i] {
-			return d, 0, &SyntaxError{Offset: pos + 1, Msg: fmt.Sprintf("ISA%02d is %d characters, not %d: an ISA is the fixed 106 characters, each element padded to its width", i+1, w, isaWidths[i])}
+			return d, 0, false, syntaxError(s, pos+1, "ISA"+two(i+1)+" is "+strconv.Itoa(w)+" characters, not "+strconv.Itoa(isaWidths[i])+": an ISA is the fixed 106 characters, each element padded to its width")
 		}
 		elems[i] = s[pos+1 : end]
 		pos = end
@@ -270,85 +290,67 @@ func readISA(s string, at int) (Delimiters, int, error) {
 	d.Component = elems[15][0]
 	d.Segment = s[pos]
 	if d.Element == d.Component || d.Element == d.Segment || d.Component == d.Segment {
-		return d, 0, &SyntaxError{Offset: at, Msg: fmt.Sprintf("the element separator %q, component separator %q (ISA16) and segment terminator %q must differ", d.Element, d.Component, d.Segment)}
+		return d, 0, false, syntaxError(s, at, "the element separator "+strconv.QuoteRune(rune(d.Element))+", component separator "+strconv.QuoteRune(rune(d.Component))+" (ISA16) and segment terminator "+strconv.QuoteRune(rune(d.Segment))+" must differ")
 	}
 	rep := elems[10][0]
-	if elems[11] >= "00402" && !isAlnum(rep) && rep != ' ' && rep != d.Element && rep != d.Component && rep != d.Segment {
+	if elems[11] >= "00402" && !isAlnum(rep) && rep != ' ' && rep != d.Element && rep != d.Segment {
 		d.Repetition = rep
+		same = rep == d.Component
 	}
-	return d, pos, nil
+	return d, pos, same, nil
+}
+
+func two(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
 }
 
 func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
 }
 
-// parser holds the state of one Parse: the envelope being read and the loop
-// assignment of the current transaction set.
-type parser struct {
-	x *Interchange
-	s string
-	d Delimiters
-
-	// envelope state
-	inISA, inGS, inST bool
-	isa, gs, st       int32 // index of the open ISA, GS and ST segments
-	groups            int   // functional groups in the open interchange
-	sets              int   // transaction sets in the open group
-	count             int   // segments of the open transaction set, ST included
-	version           string
-
-	loops loopState
-	// Backing arrays for the loop state, enough for the guides' depth, so
-	// that a parse does not grow them.
-	openBuf  [8]openLoop
-	stackBuf [8]hlEntry
-}
-
-func (p *parser) run(pos int) {
-	s := p.s
-	di := int32(-1)
-	for pos < len(s) {
-		// Line breaks (and stray blanks) after a terminator are layout; no
-		// segment starts with white space.
-		for pos < len(s) && isSpace(s[pos]) && s[pos] != p.d.Segment {
-			pos++
-		}
-		if pos >= len(s) {
-			break
-		}
-		end, isISA := 0, false
-		if strings.HasPrefix(s[pos:], "ISA") {
-			d, term, err := readISA(s, pos)
-			if err == nil {
-				p.d = d
-				p.x.delims = append(p.x.delims, d)
-				di = int32(len(p.x.delims) - 1)
-				end, isISA = term, true
-			} else if di < 0 {
-				return // unreachable: ParseString read this ISA already
-			} else {
-				p.findAt(pos, int32(len(p.x.segs)), "ISA", "an ISA that cannot be read: "+err.(*SyntaxError).Msg+"; the previous delimiters are kept")
-			}
-		}
-		if !isISA {
-			if i := strings.IndexByte(s[pos:], p.d.Segment); i >= 0 {
-				end = pos + i
-			} else {
-				end = len(s)
-				p.findAt(pos, int32(len(p.x.segs)), segmentID(s[pos:], p.d.Element), fmt.Sprintf("the last segment has no segment terminator %q", p.d.Segment))
-			}
-		}
-		if end > pos {
-			p.x.segs = append(p.x.segs, segment{start: int32(pos), end: int32(end), loop: -1, delims: di})
-			p.segment(int32(len(p.x.segs) - 1))
-		}
-		pos = end + 1
-	}
-	p.finish()
-}
-
 func isSpace(c byte) bool { return c == '\r' || c == '\n' || c == ' ' || c == '\t' }
+
+// Packed segment identifiers: up to three bytes, compared as one integer.
+const (
+	idISA = 'I'<<16 | 'S'<<8 | 'A'
+	idIEA = 'I'<<16 | 'E'<<8 | 'A'
+	idTA1 = 'T'<<16 | 'A'<<8 | '1'
+	idBHT = 'B'<<16 | 'H'<<8 | 'T'
+	idGS  = 'G'<<8 | 'S'
+	idGE  = 'G'<<8 | 'E'
+	idST  = 'S'<<8 | 'T'
+	idSE  = 'S'<<8 | 'E'
+	idHL  = 'H'<<8 | 'L'
+	idLS  = 'L'<<8 | 'S'
+	idLE  = 'L'<<8 | 'E'
+	// idInvalid is what packID returns for anything that is not a segment
+	// identifier; no identifier packs to it.
+	idInvalid = 1 << 31
+)
+
+// packID packs the identifier of segment text t (up to the element
+// separator sep) into an integer, or idInvalid when it is not 2 or 3
+// capital letters and digits with a letter first.
+func packID(t string, sep byte) uint32 {
+	if len(t) < 2 || t[0] < 'A' || t[0] > 'Z' || !idChar(t[1]) {
+		return idInvalid
+	}
+	if len(t) == 2 || t[2] == sep {
+		return uint32(t[0])<<8 | uint32(t[1])
+	}
+	if !idChar(t[2]) || len(t) > 3 && t[3] != sep {
+		return idInvalid
+	}
+	return uint32(t[0])<<16 | uint32(t[1])<<8 | uint32(t[2])
+}
+
+func idChar(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+
+// packString packs a segment ID written in a path.
+func packString(id string) uint32 { return packID(id, 0) }
 
 func segmentID(t string, sep byte) string {
 	// Identifiers are 2 or 3 characters: look at the first 4 bytes before
@@ -364,197 +366,299 @@ func segmentID(t string, sep byte) string {
 	return t
 }
 
-func validID(id string) bool {
-	if len(id) < 2 || len(id) > 3 || id[0] < 'A' || id[0] > 'Z' {
-		return false
-	}
-	for i := 1; i < len(id); i++ {
-		if c := id[i]; !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
+func validID(id string) bool { return len(id) <= 3 && packID(id, 0) != idInvalid }
 
 // field returns element n (1-based) of segment text t, and whether the
 // segment has it.
 func field(t string, sep byte, n int) (string, bool) {
-	k, start := 0, -1
-	for i := 0; i < len(t); i++ {
-		if t[i] == sep {
-			k++
-			if k == n {
-				start = i + 1
-			} else if k == n+1 {
-				return t[start:i], true
-			}
+	for k := 0; k < n; k++ {
+		i := strings.IndexByte(t, sep)
+		if i < 0 {
+			return "", false
 		}
+		t = t[i+1:]
 	}
-	if start >= 0 {
-		return t[start:], true
+	if i := strings.IndexByte(t, sep); i >= 0 {
+		return t[:i], true
 	}
-	return "", false
+	return t, true
 }
 
-func (p *parser) text(i int32) string {
-	sg := p.x.segs[i]
-	return p.s[sg.start:sg.end]
+// scanner walks the segments of an interchange's input as the parse found
+// them: white space after a terminator skipped, each ISA that could be
+// read ended by its own terminator and switching the delimiters.
+type scanner struct {
+	s     string
+	pos   int
+	mark  int // index of the next ISA mark
+	marks []isaMark
+	d     Delimiters
+	di    int32
+	all   []Delimiters
 }
 
-func (p *parser) elem(i int32, n int) string {
-	v, _ := field(p.text(i), p.d.Element, n)
+func (x *Interchange) scan() scanner {
+	return scanner{s: x.data, pos: int(x.marks[0].start), marks: x.marks, all: x.delims, di: -1}
+}
+
+// next returns the next segment's text bounds; ok is false at the end.
+func (sc *scanner) next() (start, end int, ok bool) {
+	s := sc.s
+	pos := sc.pos
+	for pos < len(s) && isSpace(s[pos]) && s[pos] != sc.d.Segment {
+		pos++
+	}
+	if pos >= len(s) {
+		sc.pos = pos
+		return 0, 0, false
+	}
+	if sc.mark < len(sc.marks) && int(sc.marks[sc.mark].start) == pos {
+		m := sc.marks[sc.mark]
+		sc.di = int32(sc.mark)
+		sc.d = sc.all[sc.mark]
+		sc.mark++
+		sc.pos = int(m.term) + 1
+		return pos, int(m.term), true
+	}
+	end = len(s)
+	if i := strings.IndexByte(s[pos:], sc.d.Segment); i >= 0 {
+		end = pos + i
+	}
+	sc.pos = end + 1
+	if end == pos {
+		return sc.next() // an empty segment (a doubled terminator) is skipped
+	}
+	return pos, end, true
+}
+
+// parser holds the state of one Parse: the envelope being read and the HL
+// hierarchy of the current transaction set.
+type parser struct {
+	x *Interchange
+	s string
+	d Delimiters
+
+	// envelope state
+	inISA, inGS, inST bool
+	isa, gs, st       int32 // index of the open ISA, GS and ST segments
+	isaAt, gsAt       int   // their byte offsets
+	isaEnd, gsEnd     int
+	groups            int // functional groups in the open interchange
+	sets              int // transaction sets in the open group
+	count             int // segments of the open transaction set, ST included
+	version           string
+	guide             uint8 // the guide of the open transaction set
+	lastStart         int   // the last segment read
+	lastEnd           int
+
+	hl       hlCheck
+	stackBuf [8]hlEntry
+}
+
+func (p *parser) run(pos int) {
+	s := p.s
+	x := p.x
+	n := int32(0) // index of the next segment
+	for pos < len(s) {
+		// Line breaks (and stray blanks) after a terminator are layout; no
+		// segment starts with white space.
+		if c := s[pos]; c <= ' ' && isSpace(c) && c != p.d.Segment {
+			pos++
+			continue
+		}
+		var end int
+		if s[pos] == 'I' && strings.HasPrefix(s[pos:], "ISA") {
+			d, term, same, err := readISA(s, pos)
+			if err == nil {
+				p.d = d
+				x.delims = append(x.delims, d)
+				x.marks = append(x.marks, isaMark{start: int32(pos), term: int32(term)})
+				p.segment(n, pos, term)
+				if same {
+					p.findAt(pos, n, "ISA", "ISA11, the repetition separator "+strconv.QuoteRune(rune(d.Repetition))+", is also ISA16, the component separator: an element splits at it into pieces that both [REP] and -C select")
+				}
+				n++
+				pos = term + 1
+				continue
+			}
+			p.findAt(pos, n, "ISA", "an ISA that cannot be read: "+err.(*SyntaxError).Msg+"; the previous delimiters are kept")
+		}
+		if i := strings.IndexByte(s[pos:], p.d.Segment); i >= 0 {
+			end = pos + i
+		} else {
+			end = len(s)
+			p.findAt(pos, n, segmentID(s[pos:], p.d.Element), "the last segment has no segment terminator "+strconv.QuoteRune(rune(p.d.Segment)))
+		}
+		if end > pos {
+			p.segment(n, pos, end)
+			n++
+		}
+		pos = end + 1
+	}
+	x.nsegs = int(n)
+	p.finish()
+}
+
+// elem returns element k of the segment s[start:end].
+func (p *parser) elem(start, end, k int) string {
+	v, _ := field(p.s[start:end], p.d.Element, k)
 	return v
 }
 
-// segment runs the envelope checks and loop assignment for segment i.
-func (p *parser) segment(i int32) {
-	t := p.text(i)
-	id := segmentID(t, p.d.Element)
+// segment runs the envelope checks for segment i, s[start:end].
+func (p *parser) segment(i int32, start, end int) {
+	t := p.s[start:end]
+	id := packID(t, p.d.Element)
+	p.lastStart, p.lastEnd = start, end
 	if p.inST {
 		p.count++
 	}
-	if !validID(id) {
-		p.find(i, fmt.Sprintf("%q is not a segment identifier (2 or 3 capital letters and digits, a letter first)", preview(id)))
-		return
-	}
 	switch id {
-	case "ISA":
-		p.closeOpen(i, true, true, true)
-		p.inISA, p.isa, p.groups = true, i, 0
-	case "GS":
+	case idInvalid:
+		p.find(i, start, end, strconv.Quote(preview(segmentID(t, p.d.Element)))+" is not a segment identifier (2 or 3 capital letters and digits, a letter first)")
+	case idISA:
+		p.closeOpen(i, start, end, true, true, true)
+		p.inISA, p.isa, p.isaAt, p.isaEnd, p.groups = true, i, start, end, 0
+	case idGS:
 		if !p.inISA {
-			p.find(i, "GS outside an interchange: no ISA is open")
+			p.find(i, start, end, "GS outside an interchange: no ISA is open")
 		}
-		p.closeOpen(i, true, true, false)
-		p.inGS, p.gs, p.sets = true, i, 0
+		p.closeOpen(i, start, end, true, true, false)
+		p.inGS, p.gs, p.gsAt, p.gsEnd, p.sets = true, i, start, end, 0
 		p.groups++
-		p.version = p.elem(i, 8)
-	case "ST":
+		p.version = p.elem(start, end, 8)
+	case idST:
 		if !p.inGS {
-			p.find(i, "ST outside a functional group: no GS is open")
+			p.find(i, start, end, "ST outside a functional group: no GS is open")
 		}
 		if p.inST {
-			p.closeST(i, false)
+			p.closeST(i, start, end, false)
 		}
 		p.inST, p.st, p.count = true, i, 1
 		p.sets++
-		tx := Transaction{Code: p.elem(i, 1), Control: p.elem(i, 2), Version: p.elem(i, 3), Start: int(i), End: -1}
+		code, version := p.elem(start, end, 1), p.elem(start, end, 3)
+		tx := Transaction{Code: code, Control: p.elem(start, end, 2), Version: version, Start: int(i), End: -1}
 		if tx.Version == "" {
 			tx.Version = p.version
 		}
+		p.guide = guideFor(code, p.version, version)
 		p.x.txs = append(p.x.txs, tx)
-		p.loops.start(tx, int32(len(p.x.loops)))
-	case "SE":
+		p.x.guides = append(p.x.guides, p.guide)
+		p.hl.start()
+	case idSE:
 		if !p.inST {
-			p.find(i, "SE without an open ST")
+			p.find(i, start, end, "SE without an open ST")
 			return
 		}
-		p.closeST(i, true)
-	case "GE":
-		p.closeOpen(i, true, false, false)
+		p.closeST(i, start, end, true)
+	case idGE:
+		p.closeOpen(i, start, end, true, false, false)
 		if !p.inGS {
-			p.find(i, "GE without an open GS")
+			p.find(i, start, end, "GE without an open GS")
 			return
 		}
-		p.closeGS(i, true)
-	case "IEA":
-		p.closeOpen(i, true, true, false)
+		p.closeGS(i, start, end, true)
+	case idIEA:
+		p.closeOpen(i, start, end, true, true, false)
 		if !p.inISA {
-			p.find(i, "IEA without an open ISA")
+			p.find(i, start, end, "IEA without an open ISA")
 			return
 		}
-		p.closeISA(i, true)
-	case "TA1":
+		p.closeISA(i, start, end, true)
+	case idTA1:
 		// Interchange acknowledgments sit between ISA and GS.
 		if !p.inISA {
-			p.find(i, "TA1 outside an interchange")
+			p.find(i, start, end, "TA1 outside an interchange")
 		}
 	default:
 		if !p.inST {
-			p.find(i, fmt.Sprintf("%s outside a transaction set: no ST is open", preview(id)))
+			p.find(i, start, end, preview(segmentID(t, p.d.Element))+" outside a transaction set: no ST is open")
 			return
 		}
-		p.assign(i, id, t)
+		if id == idHL && p.guide != guideNone {
+			p.checkHL(i, start, end)
+		}
 	}
 }
 
 // closeOpen closes, as missing their trailers, the open transaction set,
 // group and interchange that segment i ends (as selected).
-func (p *parser) closeOpen(i int32, st, gs, isa bool) {
+func (p *parser) closeOpen(i int32, start, end int, st, gs, isa bool) {
 	if st && p.inST {
-		p.closeST(i, false)
+		p.closeST(i, start, end, false)
 	}
 	if gs && p.inGS {
-		p.closeGS(i, false)
+		p.closeGS(i, start, end, false)
 	}
 	if isa && p.inISA {
-		p.closeISA(i, false)
+		p.closeISA(i, start, end, false)
 	}
 }
 
 // closeST ends the open transaction set at segment i: its SE when found is
 // true, else the segment that shows the SE is missing.
-func (p *parser) closeST(i int32, found bool) {
+func (p *parser) closeST(i int32, start, end int, found bool) {
 	p.inST = false
 	tx := &p.x.txs[len(p.x.txs)-1]
 	if !found {
 		tx.End = int(i) - 1
-		p.find(i, fmt.Sprintf("transaction set %s (ST at segment %d) has no SE", strconv.Quote(tx.Control), p.st+1))
+		p.find(i, start, end, "transaction set "+strconv.Quote(tx.Control)+" (ST at segment "+strconv.Itoa(int(p.st)+1)+") has no SE")
 		return
 	}
 	tx.End = int(i)
-	if se01 := p.elem(i, 1); !countIs(se01, p.count) {
-		p.find(i, fmt.Sprintf("SE01 counts %s segments, but transaction set %s has %d from ST to SE", strconv.Quote(se01), strconv.Quote(tx.Control), p.count))
+	if se01 := p.elem(start, end, 1); !countIs(se01, p.count) {
+		p.find(i, start, end, "SE01 counts "+strconv.Quote(se01)+" segments, but transaction set "+strconv.Quote(tx.Control)+" has "+strconv.Itoa(p.count)+" from ST to SE")
 	}
-	if se02 := p.elem(i, 2); se02 != tx.Control {
-		p.find(i, fmt.Sprintf("SE02 %q does not match ST02 %q", se02, tx.Control))
+	if se02 := p.elem(start, end, 2); se02 != tx.Control {
+		p.find(i, start, end, "SE02 "+strconv.Quote(se02)+" does not match ST02 "+strconv.Quote(tx.Control))
 	}
 }
 
-func (p *parser) closeGS(i int32, found bool) {
+func (p *parser) closeGS(i int32, start, end int, found bool) {
 	p.inGS = false
-	gs06 := p.elem(p.gs, 6)
+	gs06 := p.elem(p.gsAt, p.gsEnd, 6)
 	if !found {
-		p.find(i, fmt.Sprintf("functional group %s (GS at segment %d) has no GE", strconv.Quote(gs06), p.gs+1))
+		p.find(i, start, end, "functional group "+strconv.Quote(gs06)+" (GS at segment "+strconv.Itoa(int(p.gs)+1)+") has no GE")
 		return
 	}
-	if ge01 := p.elem(i, 1); !countIs(ge01, p.sets) {
-		p.find(i, fmt.Sprintf("GE01 counts %s transaction sets, but group %s has %d", strconv.Quote(ge01), strconv.Quote(gs06), p.sets))
+	if ge01 := p.elem(start, end, 1); !countIs(ge01, p.sets) {
+		p.find(i, start, end, "GE01 counts "+strconv.Quote(ge01)+" transaction sets, but group "+strconv.Quote(gs06)+" has "+strconv.Itoa(p.sets))
 	}
-	if ge02 := p.elem(i, 2); !sameNumber(ge02, gs06) {
-		p.find(i, fmt.Sprintf("GE02 %q does not match GS06 %q", ge02, gs06))
+	if ge02 := p.elem(start, end, 2); !sameNumber(ge02, gs06) {
+		p.find(i, start, end, "GE02 "+strconv.Quote(ge02)+" does not match GS06 "+strconv.Quote(gs06))
 	}
 }
 
-func (p *parser) closeISA(i int32, found bool) {
+func (p *parser) closeISA(i int32, start, end int, found bool) {
 	p.inISA = false
-	isa13 := p.elem(p.isa, 13)
+	isa13 := p.elem(p.isaAt, p.isaEnd, 13)
 	if !found {
-		p.find(i, fmt.Sprintf("interchange %s (ISA at segment %d) has no IEA", strconv.Quote(isa13), p.isa+1))
+		p.find(i, start, end, "interchange "+strconv.Quote(isa13)+" (ISA at segment "+strconv.Itoa(int(p.isa)+1)+") has no IEA")
 		return
 	}
-	if iea01 := p.elem(i, 1); !countIs(iea01, p.groups) {
-		p.find(i, fmt.Sprintf("IEA01 counts %s functional groups, but interchange %s has %d", strconv.Quote(iea01), strconv.Quote(isa13), p.groups))
+	if iea01 := p.elem(start, end, 1); !countIs(iea01, p.groups) {
+		p.find(i, start, end, "IEA01 counts "+strconv.Quote(iea01)+" functional groups, but interchange "+strconv.Quote(isa13)+" has "+strconv.Itoa(p.groups))
 	}
-	if iea02 := p.elem(i, 2); !sameNumber(iea02, isa13) {
-		p.find(i, fmt.Sprintf("IEA02 %q does not match ISA13 %q", iea02, isa13))
+	if iea02 := p.elem(start, end, 2); !sameNumber(iea02, isa13) {
+		p.find(i, start, end, "IEA02 "+strconv.Quote(iea02)+" does not match ISA13 "+strconv.Quote(isa13))
 	}
 }
 
 // finish reports the trailers the input ends without.
 func (p *parser) finish() {
-	last := int32(len(p.x.segs) - 1)
+	last := int32(p.x.nsegs - 1)
+	lastID := segmentID(p.s[p.lastStart:p.lastEnd], p.d.Element)
 	if p.inST {
 		p.inST = false
 		tx := &p.x.txs[len(p.x.txs)-1]
 		tx.End = int(last)
-		p.findAt(len(p.s), last, "", fmt.Sprintf("the input ends before the SE of transaction set %s (ST at segment %d)", strconv.Quote(tx.Control), p.st+1))
+		p.findAt(len(p.s), last, lastID, "the input ends before the SE of transaction set "+strconv.Quote(tx.Control)+" (ST at segment "+strconv.Itoa(int(p.st)+1)+")")
 	}
 	if p.inGS {
-		p.findAt(len(p.s), last, "", fmt.Sprintf("the input ends before the GE of functional group %s (GS at segment %d)", strconv.Quote(p.elem(p.gs, 6)), p.gs+1))
+		p.findAt(len(p.s), last, lastID, "the input ends before the GE of functional group "+strconv.Quote(p.elem(p.gsAt, p.gsEnd, 6))+" (GS at segment "+strconv.Itoa(int(p.gs)+1)+")")
 	}
 	if p.inISA {
-		p.findAt(len(p.s), last, "", fmt.Sprintf("the input ends before the IEA of interchange %s (ISA at segment %d)", strconv.Quote(p.elem(p.isa, 13)), p.isa+1))
+		p.findAt(len(p.s), last, lastID, "the input ends before the IEA of interchange "+strconv.Quote(p.elem(p.isaAt, p.isaEnd, 13))+" (ISA at segment "+strconv.Itoa(int(p.isa)+1)+")")
 	}
 }
 
@@ -575,9 +679,8 @@ func sameNumber(a, b string) bool {
 	return err1 == nil && err2 == nil && x == y
 }
 
-func (p *parser) find(i int32, msg string) {
-	sg := p.x.segs[i]
-	p.findAt(int(sg.start), i, segmentID(p.s[sg.start:sg.end], p.d.Element), msg)
+func (p *parser) find(i int32, start, end int, msg string) {
+	p.findAt(start, i, segmentID(p.s[start:end], p.d.Element), msg)
 }
 
 func (p *parser) findAt(offset int, i int32, id, msg string) {
@@ -585,33 +688,58 @@ func (p *parser) findAt(offset int, i int32, id, msg string) {
 	if n > maxFindings {
 		return
 	}
-	if id == "" && i >= 0 && int(i) < len(p.x.segs) {
-		sg := p.x.segs[i]
-		id = segmentID(p.s[sg.start:sg.end], p.d.Element)
-	}
 	if n == maxFindings {
-		msg = fmt.Sprintf("more than %d findings; the rest are not listed", maxFindings)
+		msg = "more than " + strconv.Itoa(maxFindings) + " findings; the rest are not listed"
 	}
 	if !validID(id) {
 		id = "" // binary garbage stays out of the position; the message quotes it
 	}
-	p.x.findings = append(p.x.findings, Finding{Segment: int(i) + 1, ID: id, Offset: offset, Message: msg})
+	p.x.findings = append(p.x.findings, Finding{Location: assert.Location{Segment: int(i) + 1}, ID: id, Offset: offset, Message: msg})
 }
 
-// locate fills the line and column of every finding in one pass over the
-// input.
-func (p *parser) locate() {
-	f := p.x.findings
-	sort.SliceStable(f, func(a, b int) bool { return f[a].Offset < f[b].Offset })
-	line, lineStart, pos := 1, 0, 0
+// locate sorts the findings by offset and fills in their lines and columns
+// (assert.LineColumn) in one pass over the input: each finding is located
+// from the start of the line of the one before.
+func (x *Interchange) locate() {
+	f := x.findings
+	sortFindings(f)
+	data := unsafe.Slice(unsafe.StringData(x.data), len(x.data))
+	from, line := 0, 1 // from starts line `line`
 	for k := range f {
-		for ; pos < f[k].Offset && pos < len(p.s); pos++ {
-			if p.s[pos] == '\n' {
-				line++
-				lineStart = pos + 1
-			}
+		off := min(f[k].Offset, len(data))
+		ls := lineStart(data, off)
+		if ls > from {
+			l, _ := assert.LineColumn(data[from:], ls-from)
+			line += l - 1
+			from = ls
 		}
-		f[k].Line, f[k].Column = line, f[k].Offset-lineStart+1
+		l, c := assert.LineColumn(data[from:], off-from)
+		f[k].Line, f[k].Column = line+l-1, c
+	}
+}
+
+// lineStart returns the offset where the line holding data[off] starts: just
+// after the LF, CR or CRLF before it (the LF of a CRLF belongs to the line
+// the CR ends).
+func lineStart(data []byte, off int) int {
+	i := off - 1
+	for i >= 0 && data[i] != '\n' && data[i] != '\r' {
+		i--
+	}
+	if i >= 0 && i == off-1 && data[i] == '\r' && off < len(data) && data[off] == '\n' {
+		// off is the LF of a CRLF: it is on the CR's line.
+		return lineStart(data, i)
+	}
+	return i + 1
+}
+
+// sortFindings sorts by offset, stably (insertion sort: findings arrive
+// nearly in order).
+func sortFindings(f []Finding) {
+	for i := 1; i < len(f); i++ {
+		for j := i; j > 0 && f[j].Offset < f[j-1].Offset; j-- {
+			f[j], f[j-1] = f[j-1], f[j]
+		}
 	}
 }
 
@@ -619,12 +747,13 @@ func (p *parser) locate() {
 func (x *Interchange) Delimiters() Delimiters { return x.delims[0] }
 
 // Len returns the number of segments.
-func (x *Interchange) Len() int { return len(x.segs) }
+func (x *Interchange) Len() int { return x.nsegs }
 
 // Segment returns segment i (0-based, in file order). It panics when i is
-// out of range, as indexing a slice does.
+// out of range, as indexing a slice does. The first call builds the
+// segment index.
 func (x *Interchange) Segment(i int) Segment {
-	_ = x.segs[i]
+	_ = x.segments()[i]
 	return Segment{x: x, i: int32(i)}
 }
 
@@ -641,14 +770,14 @@ type Segment struct {
 	i int32
 }
 
-func (s Segment) seg() segment { return s.x.segs[s.i] }
+func (s Segment) seg() segment { return s.x.index.segs[s.i] }
 
 func (s Segment) delims() Delimiters { return s.x.delims[s.seg().delims] }
 
 // Index returns the segment's 0-based position in the file.
 func (s Segment) Index() int { return int(s.i) }
 
-// Offset returns the byte offset of the segment in the input.
+// Offset returns the 0-based byte offset of the segment in the input.
 func (s Segment) Offset() int { return int(s.seg().start) }
 
 // String returns the segment as written, without its terminator.
@@ -672,11 +801,11 @@ func (s Segment) Element(n int) (string, bool) {
 
 // Loop returns the ID of the innermost loop the segment belongs to, such as
 // "2110C"; "" outside loops (envelopes, headers, transaction sets whose
-// loops this package does not know) and in HL levels the guide does not
+// guide this package does not know) and in HL levels the guide does not
 // name.
 func (s Segment) Loop() string {
 	if l := s.seg().loop; l >= 0 {
-		return loopNames[s.x.loops[l].name]
+		return loopNames[s.x.index.loops[l].name]
 	}
 	return ""
 }
@@ -685,8 +814,9 @@ func (s Segment) Loop() string {
 // joined by "/", e.g. "2000C/2100C/2110C".
 func (s Segment) LoopPath() string {
 	var ids []string
-	for l := s.seg().loop; l >= 0; l = s.x.loops[l].parent {
-		id := loopNames[s.x.loops[l].name]
+	loops := s.x.index.loops
+	for l := s.seg().loop; l >= 0; l = loops[l].parent {
+		id := loopNames[loops[l].name]
 		if id == "" {
 			id = "?"
 		}

@@ -2,8 +2,11 @@ package x12
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/assaykit/assay/assert"
 )
 
 // Path is a compiled X12 path, `[LOOP(OCC)/...]SEG[QUAL](OCC)NN[REP]-C`;
@@ -15,29 +18,35 @@ type Path struct {
 	seg     string
 	qual    string
 	hasQual bool
-	occ     int // 1-based segment occurrence; 0 is (*)
-	elem    int // 1-based element position
-	rep     int // 1-based repetition; 0 is [*]
-	comp    int // 1-based component; 0 reads the whole element
+	occ     int  // 1-based segment occurrence; 0 is (*)
+	elem    int  // 1-based element position
+	rep     int  // 1-based repetition; 0 is [*]
+	repSet  bool // the path names a repetition ([REP] or [*])
+	comp    int  // 1-based component; 0 reads the whole element
 }
 
 type loopRef struct {
 	id    string
 	name  uint16 // index in loopNames
 	known bool   // false: no definition has this loop, so it selects nothing
-	occ   int    // 1-based; 0 is (*)
+	occ   int    // 1-based; 0 is (*) or omitted: every instance
 }
 
 // PathError reports a path that does not follow the grammar.
 type PathError struct {
+	// Path is the path as written.
 	Path string
 	// Offset is the 0-based byte offset in Path where the problem is.
 	Offset int
-	Msg    string
+	// Location locates the problem in Path: line 1, and the 1-based column
+	// (in characters) of Offset.
+	Location assert.Location
+	// Msg says what is wrong.
+	Msg string
 }
 
 func (e *PathError) Error() string {
-	return fmt.Sprintf("x12 path %q: at character %d: %s", e.Path, e.Offset+1, e.Msg)
+	return "x12 path " + strconv.Quote(e.Path) + ": " + e.Location.Prefix(e.Msg)
 }
 
 // maxOccurrence bounds occurrence, repetition and component numbers, far
@@ -48,7 +57,8 @@ const maxOccurrence = 1 << 30
 func ParsePath(s string) (Path, error) {
 	p := Path{text: s, occ: 1, rep: 1}
 	fail := func(at int, format string, args ...any) (Path, error) {
-		return Path{}, &PathError{Path: s, Offset: at, Msg: fmt.Sprintf(format, args...)}
+		line, col := assert.LineColumn([]byte(s), at)
+		return Path{}, &PathError{Path: s, Offset: at, Location: assert.Location{Line: line, Column: col}, Msg: fmt.Sprintf(format, args...)}
 	}
 	if s == "" {
 		return fail(0, "empty path")
@@ -62,7 +72,7 @@ func ParsePath(s string) (Path, error) {
 		for j < len(s) && s[j] >= 'A' && s[j] <= 'Z' {
 			j++
 		}
-		ref := loopRef{id: s[i:j], occ: 1}
+		ref := loopRef{id: s[i:j]} // no occurrence: every instance
 		ref.name, ref.known = loopName(ref.id)
 		if j < len(s) && s[j] == '(' {
 			occ, next, msg := parseIndex(s, j, '(', ')')
@@ -134,7 +144,7 @@ func ParsePath(s string) (Path, error) {
 		if msg != "" {
 			return fail(j, "repetition: %s", msg)
 		}
-		p.rep, j = rep, next
+		p.rep, p.repSet, j = rep, true, next
 	}
 	if j < len(s) && s[j] == '-' {
 		k := j + 1
@@ -196,16 +206,14 @@ func MustParsePath(s string) Path {
 // String returns the path as it was written.
 func (p Path) String() string { return p.text }
 
-// Multi reports whether the path has a wildcard (`(*)` or `[*]`), so that it
-// may select several values.
-func (p Path) Multi() bool {
-	for _, l := range p.loops {
-		if l.occ == 0 {
-			return true
-		}
-	}
-	return p.occ == 0 || p.rep == 0
-}
+// Multi reports whether the path has a wildcard on a segment occurrence or
+// a repetition (`SEG(*)`, `NN[*]`), so that it may select several values. A
+// loop with `(*)`, like a loop without an occurrence, only widens the
+// scope in which the segment is sought.
+func (p Path) Multi() bool { return p.occ == 0 || p.rep == 0 }
+
+// Loops reports whether the path names a loop.
+func (p Path) Loops() bool { return len(p.loops) > 0 }
 
 // Values returns the values p selects in x, in file order: at most one
 // without a wildcard, none when the path resolves to nothing.
@@ -213,79 +221,142 @@ func (p Path) Values(x *Interchange) []string { return p.AppendValues(nil, x) }
 
 // AppendValues appends the values p selects in x to dst and returns it; with
 // a dst of enough capacity it does not allocate.
+//
+// A path without a loop reads the interchange in one scan (or through the
+// segment index, once something has built it); a path with a loop builds
+// the segment index and the loops on its first use.
 func (p Path) AppendValues(dst []string, x *Interchange) []string {
 	if x == nil || p.elem == 0 {
 		return dst
 	}
-	if len(p.loops) == 0 {
-		return p.appendSegments(dst, x, -1, 0, int32(len(x.segs)-1))
+	if len(p.loops) > 0 {
+		return p.appendLoops(dst, x)
 	}
-	return p.appendLoops(dst, x, 0, -1)
-}
-
-// appendLoops selects the instances of loop level k inside scope (-1: the
-// whole file) and reads on inside each.
-func (p Path) appendLoops(dst []string, x *Interchange, k int, scope int32) []string {
-	ref := p.loops[k]
-	if !ref.known {
+	n := 0
+	if x.index.built.Load() {
+		for i := range x.index.segs {
+			sg := &x.index.segs[i]
+			d := &x.delims[sg.delims]
+			var stop bool
+			if dst, n, stop = p.appendMatch(dst, n, x.data[sg.start:sg.end], d); stop {
+				break
+			}
+		}
 		return dst
 	}
-	from, last := int32(0), int32(len(x.segs))
-	if scope >= 0 {
-		from, last = scope+1, x.loops[scope].last
-	}
-	n := 0
-	for l := from; int(l) < len(x.loops) && x.loops[l].first <= last; l++ {
-		lo := &x.loops[l]
-		if lo.name != ref.name || scope >= 0 && !x.within(lo.parent, scope) {
-			continue
+	sc := x.scan()
+	for {
+		start, end, ok := sc.next()
+		if !ok {
+			break
 		}
-		n++
-		if ref.occ != 0 && n != ref.occ {
-			continue
-		}
-		if k+1 < len(p.loops) {
-			dst = p.appendLoops(dst, x, k+1, l)
-		} else {
-			dst = p.appendSegments(dst, x, l, lo.first, lo.last)
-		}
-		if ref.occ != 0 {
+		var stop bool
+		if dst, n, stop = p.appendMatch(dst, n, x.data[start:end], &sc.d); stop {
 			break
 		}
 	}
 	return dst
 }
 
-// appendSegments reads the path's segment occurrence among segments lo..hi
-// that lie in scope (-1: anywhere).
-func (p Path) appendSegments(dst []string, x *Interchange, scope, lo, hi int32) []string {
-	n := 0
-	for i := lo; i <= hi; i++ {
-		sg := &x.segs[i]
-		t := x.data[sg.start:sg.end]
-		if len(t) < len(p.seg) || t[:len(p.seg)] != p.seg {
-			continue
-		}
-		d := &x.delims[sg.delims]
-		if len(t) > len(p.seg) && t[len(p.seg)] != d.Element {
-			continue
-		}
-		if scope >= 0 && !x.within(sg.loop, scope) {
-			continue
-		}
-		if p.hasQual && !qualifies(t, d, p.qual) {
-			continue
-		}
-		n++
-		if p.occ != 0 && n != p.occ {
-			continue
-		}
-		dst = p.appendElement(dst, t, d)
-		if p.occ != 0 {
-			break
+// appendMatch reads segment text t (the n-th match so far before it) when
+// it is the path's segment, and says whether the occurrence wanted is
+// done.
+func (p Path) appendMatch(dst []string, n int, t string, d *Delimiters) ([]string, int, bool) {
+	ls := len(p.seg)
+	if len(t) < ls || t[:ls] != p.seg || len(t) > ls && t[ls] != d.Element {
+		return dst, n, false
+	}
+	if p.hasQual && !qualifies(t, d, p.qual) {
+		return dst, n, false
+	}
+	n++
+	if p.occ == 0 {
+		return p.appendElement(dst, t, d), n, false
+	}
+	if n == p.occ {
+		return p.appendElement(dst, t, d), n, true
+	}
+	return dst, n, false
+}
+
+// appendLoops reads the path's loop levels: level k selects the instances
+// of its loop nested (at any depth) in one selected at level k-1 (any in
+// the file, for the first level), counted in document order across them
+// all; the segment is then sought, and its occurrence counted, among the
+// segments inside every selected instance of the last level.
+func (p Path) appendLoops(dst []string, x *Interchange) []string {
+	for _, ref := range p.loops {
+		if !ref.known {
+			return dst
 		}
 	}
+	segs, loops := x.loopIndex()
+	var buf [2][8]int32
+	var scope []int32
+	for k, ref := range p.loops {
+		next := buf[k%2][:0]
+		n := 0
+		take := func(l int32) bool {
+			n++
+			if ref.occ == 0 || n == ref.occ {
+				next = append(next, l)
+				return ref.occ != 0
+			}
+			return false
+		}
+		if k == 0 {
+			for l := range loops {
+				if loops[l].name == ref.name && take(int32(l)) {
+					break
+				}
+			}
+		} else {
+			cursor := int32(0)
+		levels:
+			for _, s := range scope {
+				l := max(s+1, cursor)
+				for ; int(l) < len(loops) && loops[l].first <= loops[s].last; l++ {
+					if loops[l].name == ref.name && insideAny(loops, loops[l].parent, scope) && take(l) {
+						break levels
+					}
+				}
+				cursor = max(cursor, l)
+			}
+		}
+		if len(next) == 0 {
+			return dst
+		}
+		scope = next
+	}
+	n, cursor := 0, int32(0)
+	for _, s := range scope {
+		i := max(loops[s].first, cursor)
+		for ; i <= loops[s].last; i++ {
+			sg := &segs[i]
+			t := x.data[sg.start:sg.end]
+			ls := len(p.seg)
+			if len(t) < ls || t[:ls] != p.seg || !insideAny(loops, sg.loop, scope) {
+				continue
+			}
+			var stop bool
+			if dst, n, stop = p.appendMatch(dst, n, t, &x.delims[sg.delims]); stop {
+				return dst
+			}
+		}
+		cursor = max(cursor, i)
+	}
 	return dst
+}
+
+// insideAny reports whether loop instance l is one of set (sorted) or
+// nested in one of them.
+func insideAny(loops []loop, l int32, set []int32) bool {
+	for ; l >= 0; l = loops[l].parent {
+		if k := sort.Search(len(set), func(k int) bool { return set[k] >= l }); k < len(set) && set[k] == l {
+			return true
+		}
+	}
+	return false
 }
 
 // qualifies reports whether element 01 of segment text t is q, or, for a
@@ -319,6 +390,9 @@ func (p Path) appendElement(dst []string, t string, d *Delimiters) []string {
 		}
 		return dst
 	}
+	if d.Repetition != 0 && d.Repetition == d.Component {
+		return p.appendPieces(dst, v, d.Component)
+	}
 	if d.Repetition == 0 {
 		if p.rep <= 1 {
 			dst = p.appendComponent(dst, v, d)
@@ -332,6 +406,35 @@ func (p Path) appendElement(dst []string, t string, d *Delimiters) []string {
 		if p.rep == 0 || n == p.rep {
 			dst = p.appendComponent(dst, r, d)
 			if p.rep != 0 {
+				return dst
+			}
+		}
+		if !more {
+			return dst
+		}
+		v = rest
+	}
+}
+
+// appendPieces reads an element whose repetition and component separators
+// are the same character: it splits into pieces P1..Pn, and `NN[i]`,
+// `NN-i` and `NN[i]-1` read Pi, `NN[i]-j` with j > 1 reads nothing, `NN[*]`
+// every piece, and a plain `NN` the element as written.
+func (p Path) appendPieces(dst []string, v string, sep byte) []string {
+	want, comp := p.rep, p.comp
+	switch {
+	case !p.repSet && comp == 0:
+		return append(dst, v)
+	case !p.repSet:
+		want, comp = comp, 0
+	case comp > 1:
+		return dst
+	}
+	for n := 1; ; n++ {
+		r, rest, more := cut(v, sep)
+		if want == 0 || n == want {
+			dst = append(dst, r)
+			if want != 0 {
 				return dst
 			}
 		}
@@ -363,6 +466,40 @@ func cut(s string, sep byte) (before, after string, found bool) {
 		return s[:i], s[i+1:], true
 	}
 	return s, "", false
+}
+
+// PathWarning says why p may read nothing in x although the file holds
+// what it names: p names a loop, and loops are defined only for the 5010
+// guides chosen by GS08 (X279 for 270/271, X212 for 276/277, X214 for the
+// 277CA, X217 for 278), or it names a loop no guide has. It is "" when
+// neither is the case.
+func (x *Interchange) PathWarning(p Path) string {
+	if len(p.loops) == 0 {
+		return ""
+	}
+	for _, ref := range p.loops {
+		if !ref.known {
+			return fmt.Sprintf("path %s names loop %s, which none of the 5010 guides this package knows (X279, X212, X214, X217) has; it reads nothing", p.text, ref.id)
+		}
+	}
+	none, first := 0, -1
+	for i, g := range x.guides {
+		if g == guideNone {
+			none++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if none == 0 {
+		return ""
+	}
+	tx := x.txs[first]
+	what := fmt.Sprintf("transaction set %s %s (%s)", tx.Code, strconv.Quote(tx.Control), tx.Version)
+	if none > 1 {
+		what = fmt.Sprintf("%d transaction sets (the first: %s)", none, what)
+	}
+	return fmt.Sprintf("path %s names a loop, but loops are defined only for the 5010 guides chosen by GS08 (X279 for 270/271, X212 for 276/277, X214 for the 277CA, X217 for 278): %s has none, so the path reads nothing there", p.text, what)
 }
 
 // Get compiles path and returns the values it selects; see Path.Values.

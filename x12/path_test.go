@@ -43,9 +43,15 @@ func TestPaths(t *testing.T) {
 		{"own/janedoe_271.x12", "2000C/2110C/EB01", vals("1")},
 		{"own/janedoe_271.x12", "2000C/2100C/2110C(2)/EB01", vals("C")}, // each EB opens a 2110C
 		{"own/janedoe_271.x12", "2110C(4)/MSG01", vals("PRIOR AUTHORIZATION REQUIRED FOR ADVANCED IMAGING")},
-		{"own/janedoe_271.x12", "2110C/MSG01", nil},
-		{"own/janedoe_271.x12", "2110C/EB(2)01", nil},
-		{"own/janedoe_271.x12", "2110C(*)/EB01", vals("1", "C", "A", "1")},
+		// A loop without an occurrence, or with (*), stands for every
+		// instance; the segment occurrence counts across them (DESIGN 5).
+		{"own/janedoe_271.x12", "2110C/MSG01", vals("PRIOR AUTHORIZATION REQUIRED FOR ADVANCED IMAGING")},
+		{"own/janedoe_271.x12", "2110C(1)/MSG01", nil},
+		{"own/janedoe_271.x12", "2110C/EB(2)01", vals("C")},
+		{"own/janedoe_271.x12", "2110C(1)/EB(2)01", nil},
+		{"own/janedoe_271.x12", "2110C/EB(*)01", vals("1", "C", "A", "1")},
+		{"own/janedoe_271.x12", "2110C(*)/EB01", vals("1")},
+		{"own/janedoe_271.x12", "2110C(*)/EB(*)01", vals("1", "C", "A", "1")},
 		{"own/janedoe_271.x12", "2110C(5)/EB01", nil},
 		{"own/janedoe_271.x12", "2120C/NM103", vals("ACME UTILIZATION MANAGEMENT")},
 		{"own/janedoe_271.x12", "2120C/PER04", vals("8005551234")},
@@ -63,11 +69,11 @@ func TestPaths(t *testing.T) {
 		{"corpus/lfh_271_dependent.x12", "2000D/2100D/NM104", vals("MARY")},
 		{"corpus/lfh_271_dependent.x12", "2120D/NM103", vals("JONES")},
 		{"corpus/lfh_271_dependent.x12", "2110D(3)/EB03[10]", vals("UC")},
-		{"corpus/lfh_271_dependent.x12", "2110D(*)/EB07", vals("10.00", "30.00")},
+		{"corpus/lfh_271_dependent.x12", "2110D/EB(*)07", vals("10.00", "30.00")},
 		{"corpus/lfh_271_dependent.x12", "2110C/EB01", nil},
 		{"corpus/imsweb_277_x212.x12", "2000D(3)/TRN02", vals("0000003")},
 		{"corpus/imsweb_277_x212.x12", "2000A(2)/2100D/NM104", vals("JOHNONE")},
-		{"corpus/imsweb_277_x212.x12", "2000D(*)/2200D/STC01-2", vals("704", "704", "704", "704", "704", "704", "704", "704")},
+		{"corpus/imsweb_277_x212.x12", "2000D/2200D/STC(*)01-2", vals("704", "704", "704", "704", "704", "704", "704", "704")},
 		{"corpus/imsweb_277_x212.x12", "2200D(8)/STC04", vals("100")},
 		{"corpus/imsweb_277_x212.x12", "2200D(9)/STC04", nil},
 		{"corpus/lfh_277_claim_level.x12", "2200E/STC01", vals("F2:88:QC")},
@@ -77,8 +83,8 @@ func TestPaths(t *testing.T) {
 		{"corpus/lfh_277_information_receiver_level.x12", "2200B/STC01", vals("E0:0")},
 		{"corpus/lfh_276_claim_level.x12", "2210E/SVC01-2", vals("99203")},
 		{"corpus/lfh_276_claim_level.x12", "2000D(2)/2100D/NM103", vals("JONES")},
-		{"corpus/lfh_276_claim_level.x12", "2000D(*)/2200D/TRN02", vals("ABCXYZ1", "ABCXYZ2")},
-		{"corpus/lfh_276_claim_level.x12", "2000D(*)/TRN02", vals("ABCXYZ1", "ABCXYZ2", "ABCXYZ3")}, // 2000E nests in the third 2000D
+		{"corpus/lfh_276_claim_level.x12", "2000D/2200D/TRN(*)02", vals("ABCXYZ1", "ABCXYZ2")},
+		{"corpus/lfh_276_claim_level.x12", "2000D/TRN(*)02", vals("ABCXYZ1", "ABCXYZ2", "ABCXYZ3")}, // 2000E nests in the third 2000D
 		{"corpus/imsweb_277ca_rejected.x12", "2200D/STC01", vals("A7|562|85")},
 		{"corpus/imsweb_277ca_rejected.x12", "2200D/STC01-2", vals("562")},
 		{"corpus/imsweb_277ca_rejected.x12", "2100D/NM103", vals("CLILNAME")},
@@ -126,7 +132,7 @@ func TestPaths(t *testing.T) {
 		{"own/multi_group_crlf.x12", "ST(3)02", vals("0003")},
 		{"own/multi_group_crlf.x12", "GS(2)01", vals("HN")},
 		{"own/multi_group_crlf.x12", "2100C(2)/NM103", vals("ROE")},
-		{"own/multi_group_crlf.x12", "2000C(*)/NM1[IL]09", vals("W123456789", "W555000111", "W123456789")}, // the 277's 2000C holds its 2000D
+		{"own/multi_group_crlf.x12", "2000C/NM1[IL](*)09", vals("W123456789", "W555000111", "W123456789")}, // the 277's 2000C holds its 2000D
 		{"own/multi_group_crlf.x12", "2220D/STC01", vals("F1:65")},
 		{"own/multi_group_crlf.x12", "IEA02", vals("000000031")},
 
@@ -145,7 +151,8 @@ func TestPaths(t *testing.T) {
 
 		// 4010.
 		{"corpus/imsweb_271_4010.x12", "2120C/NM103", vals("JONES")},
-		{"corpus/imsweb_270_4010.x12", "2110C/EQ01", vals("30")},
+		{"corpus/imsweb_270_4010.x12", "EQ01", vals("30")},
+		{"corpus/imsweb_270_4010.x12", "2110C/EQ01", nil}, // 004010X092 is not a guide loops are defined for (DESIGN 12.10)
 	}
 	cache := map[string]*x12.Interchange{}
 	for _, tt := range tests {
@@ -229,9 +236,12 @@ func contains(s, sub string) bool {
 }
 
 func TestPathAccessors(t *testing.T) {
-	p := x12.MustParsePath("2000C(*)/NM1[IL]09")
-	if p.String() != "2000C(*)/NM1[IL]09" || !p.Multi() {
+	p := x12.MustParsePath("2000C/NM1[IL](*)09")
+	if p.String() != "2000C/NM1[IL](*)09" || !p.Multi() {
 		t.Errorf("%q multi=%v", p, p.Multi())
+	}
+	if p := x12.MustParsePath("2000C(*)/NM1[IL]09"); p.Multi() {
+		t.Error("a loop wildcard alone makes a path multi: it only widens the scope")
 	}
 	if x12.MustParsePath("NM1[IL](2)09[1]-1").Multi() {
 		t.Error("a path without wildcards is multi")

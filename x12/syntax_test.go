@@ -20,6 +20,8 @@ func TestSyntaxDoc(t *testing.T) {
 	text := string(doc)
 	overview := text[strings.Index(text, "## Overview"):strings.Index(text, "Composite elements")]
 	composite := text[strings.Index(text, "Composite elements"):strings.Index(text, "## Loops")]
+	loops := text[strings.Index(text, "## Loops"):strings.Index(text, "## When ISA11")]
+	fileCol := regexp.MustCompile("^\\| `[^`]+` \\| (?:null|`[^`]*`) \\| `([^`]+)` \\|")
 	n := 0
 	check := func(section string, fileFor func(path string) string) {
 		for _, line := range strings.Split(section, "\n") {
@@ -59,7 +61,22 @@ func TestSyntaxDoc(t *testing.T) {
 		}
 		return "own/janedoe_271.x12"
 	})
-	if n < 30 {
+	before := n
+	check(loops, func(p string) string {
+		for _, line := range strings.Split(loops, "\n") {
+			if strings.HasPrefix(line, "| `"+p+"` |") {
+				if m := fileCol.FindStringSubmatch(line); m != nil {
+					return m[1]
+				}
+			}
+		}
+		t.Fatalf("Loops table row %s names no file", p)
+		return ""
+	})
+	if n-before < 10 {
+		t.Errorf("checked %d rows of the Loops table; it has 10", n-before)
+	}
+	if n < 40 {
 		t.Errorf("checked %d examples; the tables have more", n)
 	}
 }
