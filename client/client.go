@@ -476,28 +476,29 @@ func readBody(r io.Reader, contentLength int64) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// withoutCredentials returns a copy of req whose Authorization header is
-// masked, for responses handed to callers; a URL that holds the key (a
-// redirect target the server chose, a cursor it echoed) is scrubbed too.
+// withoutCredentials returns a copy of req for responses handed to
+// callers: its Authorization header masked, a URL that holds the key (a
+// redirect target the server chose, a cursor it echoed) scrubbed, and the
+// redirect response that led to it (whose headers the client did not
+// scrub) dropped.
 func (c *Client) withoutCredentials(req *http.Request) *http.Request {
 	if req == nil {
 		return nil
 	}
-	dirtyURL := req.URL != nil && c.redact(req.URL.String()) != req.URL.String()
-	if req.Header.Get("Authorization") == "" && !dirtyURL {
-		return req
-	}
 	clone := *req
-	clone.Header = req.Header.Clone()
-	if clone.Header.Get("Authorization") != "" {
-		clone.Header.Set("Authorization", "Bearer [REDACTED]")
+	clone.Response = nil
+	if req.Header.Get("Authorization") != "" {
+		clone.Header = req.Header.Clone()
+		clone.Header.Set("Authorization", "Bearer "+redacted)
 	}
-	if dirtyURL {
-		clean := &url.URL{Scheme: req.URL.Scheme, Host: c.redact(req.URL.Host), Path: "/[REDACTED]"}
-		if u, err := url.Parse(c.redact(req.URL.String())); err == nil {
-			clean = u
+	if req.URL != nil {
+		if raw := req.URL.String(); c.redact(raw) != raw {
+			clean := &url.URL{Scheme: req.URL.Scheme, Host: c.redact(req.URL.Host), Path: "/" + redacted}
+			if u, err := url.Parse(c.redact(raw)); err == nil {
+				clean = u
+			}
+			clone.URL = clean
 		}
-		clone.URL = clean
 	}
 	return &clone
 }

@@ -412,7 +412,8 @@ func TestKeyForms(t *testing.T) {
 }
 
 // TestRedirectURLScrubbed: a server that redirects to a URL holding the key
-// (which then fails) does not make the *url.Error carry it.
+// does not make the *url.Error (when the target fails) or the kept response
+// (when it answers) carry it, nor the redirect response that led there.
 func TestRedirectURLScrubbed(t *testing.T) {
 	cl, mux := setup(t, WithRetryPolicy(RetryPolicy{}))
 	mux.HandleFunc("/v1/criteria/c1", func(w http.ResponseWriter, r *http.Request) {
@@ -424,6 +425,28 @@ func TestRedirectURLScrubbed(t *testing.T) {
 		t.Fatalf("error %T %v, want a *url.Error inside", err, err)
 	}
 	for _, s := range []string{err.Error(), ue.URL, ue.Error(), fmt.Sprintf("%#v", err)} {
+		if strings.Contains(s, testKey) {
+			t.Errorf("the key leaks in %s", s)
+		}
+	}
+
+	mux.HandleFunc("/v1/criteria/c2", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Echo", testKey)
+		http.Redirect(w, r, "/v1/landing?k="+testKey, http.StatusFound)
+	})
+	mux.HandleFunc("/v1/landing", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+	})
+	_, _, err = cl.Criteria.Get(context.Background(), "c2")
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("error %v, want an APIError", err)
+	}
+	req := apiErr.Response.Request
+	if req.Response != nil {
+		t.Error("the redirect response is kept")
+	}
+	for _, s := range []string{err.Error(), req.URL.String(), fmt.Sprint(req.Header)} {
 		if strings.Contains(s, testKey) {
 			t.Errorf("the key leaks in %s", s)
 		}
