@@ -1,0 +1,312 @@
+package fhir
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testNow is the clock of the search tables: ap and the filled
+// meta.lastUpdated depend on it.
+var testNow = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func peopleStore(t testing.TB) *Store {
+	t.Helper()
+	data, err := os.ReadFile("testdata/people.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore()
+	s.now = func() time.Time { return testNow }
+	if _, err := s.LoadJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// searchIDs runs typ?query and returns the ids found, comma-separated, in
+// order.
+func searchIDs(t testing.TB, s *Store, typ, query string) (string, error) {
+	t.Helper()
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	res, err := s.Search(context.Background(), typ, q)
+	if err != nil {
+		return "", err
+	}
+	ids := make([]string, len(res))
+	for i, r := range res {
+		ids[i] = r.ID
+	}
+	return strings.Join(ids, ","), nil
+}
+
+// searchTable is the search table the store and the independent engine
+// both answer (see medplum_test.go). want is the R4 answer: ids in load
+// order (or _sort order).
+var searchTable = []struct {
+	name, typ, query, want string
+}{
+	// string: starts-with, case- and accent-insensitive; :exact; :contains
+	{"string prefix", "Patient", "name=eve", "eve,evelyn"},
+	{"string prefix upper", "Patient", "name=EVE", "eve,evelyn"},
+	{"string contains", "Patient", "name:contains=eve", "eve,evelyn,severine"},
+	{"string exact", "Patient", "name:exact=Eve", "eve"},
+	{"string exact case", "Patient", "name:exact=eve", ""},
+	{"string accent folded", "Patient", "family=muller", "mueller,muller"},
+	{"string accent in value", "Patient", "family=MÜLLER", "mueller,muller"},
+	{"string exact accent", "Patient", "family:exact=Müller", "mueller"},
+	{"string or", "Patient", "given=jan,hans", "mueller,muller"},
+	{"string on organization", "Organization", "name=acme", "org1"},
+	// token
+	{"token code any system", "Patient", "identifier=MRN-1", "eve,severine,mueller"},
+	{"token system and code", "Patient", "identifier=urn:mrn|MRN-1", "eve"},
+	{"token code case", "Patient", "identifier=urn:mrn|mrn-1", "evelyn"},
+	{"token no system", "Patient", "identifier=|MRN-1", "severine"},
+	{"token system only", "Patient", "identifier=urn:mrn|", "eve,evelyn"},
+	{"token system case", "Patient", "identifier=URN:MRN|MRN-1", ""},
+	{"token not", "Patient", "gender:not=male", "eve,evelyn,severine"},
+	{"token or", "Patient", "gender=female,male", "eve,evelyn,severine,mueller,muller"},
+	{"token boolean", "Patient", "active=true", "eve"},
+	{"token contact point", "Patient", "email=eve@example.org", "eve"},
+	{"token coding", "Observation", "code=http://loinc.org|15074-8", "glucose,lower"},
+	{"token coding code only", "Observation", "code=15074-8", "glucose,lower,upper"},
+	{"token text", "Observation", "code:text=glucose", "glucose"},
+	{"token text display", "Observation", "code:text=body", "weight"},
+	{"token _id", "Patient", "_id=eve,muller", "eve,muller"},
+	{"token _id case", "Patient", "_id=EVE", ""},
+	{"token and", "Observation", "status=final&code=15074-8", "glucose,lower,upper"},
+	// missing
+	{"missing true", "Patient", "active:missing=true", "severine,mueller,muller"},
+	{"missing false", "Patient", "birthdate:missing=false", "eve,evelyn,severine,mueller"},
+	// reference
+	{"reference type/id", "Appointment", "patient=Patient/eve", "a-day"},
+	{"reference bare id", "Appointment", "actor=dr1", "a-day"},
+	{"reference actor", "Appointment", "actor=Practitioner/dr1", "a-day"},
+	{"reference absolute", "Encounter", "subject=http://example.org/fhir/Patient/eve", "e-year,e-day,e-instant"},
+	{"reference type modifier", "Encounter", "subject:Patient=mueller", "e-open,e-before"},
+	{"reference or", "Observation", "subject=Patient/evelyn,Patient/severine", "lower,upper"},
+	{"reference organization", "Patient", "organization=Organization/org1", "eve"},
+	// dates with an offset: 10:00+01:00 is 09:00Z
+	{"date offset eq day", "Appointment", "date=2024-03-01", "a-day"},
+	{"date offset instant utc", "Appointment", "date=2024-03-01T09:00:00Z", "a-day"},
+	{"date offset instant +01:00", "Appointment", "date=2024-03-01T10:00:00%2B01:00", "a-day"},
+	{"date offset ge", "Appointment", "date=ge2024-03-01T09:30:00Z", "a-late"},
+	{"date late utc day", "Appointment", "date=2024-03-02", "a-late"},
+	{"date observation +01:00", "Observation", "date=2024-02-10", "glucose"},
+	{"date lt", "Patient", "birthdate=lt1980", "mueller"},
+	{"date ge month", "Patient", "birthdate=ge1990-07", "evelyn,severine"},
+	{"date eq year contains month", "Patient", "birthdate=1990", "evelyn"},
+	{"date eq day in year", "Patient", "birthdate=2000-06-01", ""},
+	{"date and range", "Patient", "birthdate=ge1980&birthdate=lt1991", "eve,evelyn"},
+	// quantity
+	{"quantity eq precision", "Observation", "value-quantity=6", "glucose"},
+	{"quantity eq narrow", "Observation", "value-quantity=6.0", ""},
+	{"quantity gt", "Observation", "value-quantity=gt100", "weight"},
+	{"quantity ge", "Observation", "value-quantity=ge100", "weight,lower"},
+	{"quantity code", "Observation", "value-quantity=100||mg/dL", "lower"},
+	{"quantity system code", "Observation", "value-quantity=185|http://unitsofmeasure.org|[lb_av]", "weight"},
+	{"quantity ap", "Observation", "value-quantity=ap6", "glucose"},
+	// sort and result parameters
+	{"sort asc", "Patient", "_sort=birthdate", "mueller,eve,evelyn,severine,muller"},
+	{"sort desc", "Patient", "_sort=-birthdate", "severine,evelyn,eve,mueller,muller"},
+	{"sort two keys", "Patient", "_sort=gender,-birthdate", "severine,evelyn,eve,mueller,muller"},
+	{"sort _id", "Patient", "_sort=-_id", "severine,muller,mueller,evelyn,eve"},
+	{"count does not cut a Source search", "Patient", "_count=1&_total=accurate", "eve,evelyn,severine,mueller,muller"},
+	{"lastUpdated kept", "Patient", "_lastUpdated=lt2025", "eve"},
+	{"lastUpdated filled", "Patient", "_lastUpdated=2026-01-01", "evelyn,severine,mueller,muller"},
+	{"any type by _id", "Practitioner", "_id=dr1", ""},
+}
+
+func TestSearchTable(t *testing.T) {
+	s := peopleStore(t)
+	for _, c := range searchTable {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := searchIDs(t, s, c.typ, c.query)
+			if err != nil {
+				t.Fatalf("%s?%s: %v", c.typ, c.query, err)
+			}
+			if got != c.want {
+				t.Errorf("%s?%s = [%s], want [%s]", c.typ, c.query, got, c.want)
+			}
+		})
+	}
+}
+
+// TestDateTable: every prefix against a year, a month, a day, an instant,
+// an open-ended Period and one open at the start, at every precision of
+// the search value (R4 3.1.1.4.5: eq means the search range contains the
+// value's range).
+func TestDateTable(t *testing.T) {
+	s := peopleStore(t)
+	// Encounter.period: e-year [2023, 2024), e-month [2023-06, 2023-07),
+	// e-day [2023-06-15, 06-16), e-instant [12:00:00Z, +1s),
+	// e-open [12:00:00Z, inf), e-before (-inf, 2023-01-11).
+	const all = "e-year,e-month,e-day,e-instant,e-open,e-before"
+	table := map[string]map[string]string{
+		"2023": {
+			"eq": "e-year,e-month,e-day,e-instant", "ne": "e-open,e-before",
+			"gt": "e-open", "lt": "e-before",
+			"ge": "e-year,e-month,e-day,e-instant,e-open", "le": "e-year,e-month,e-day,e-instant,e-before",
+			"sa": "", "eb": "",
+		},
+		"2023-06": {
+			"eq": "e-month,e-day,e-instant", "ne": "e-year,e-open,e-before",
+			"gt": "e-year,e-open", "lt": "e-year,e-before",
+			"ge": "e-year,e-month,e-day,e-instant,e-open", "le": "e-year,e-month,e-day,e-instant,e-before",
+			"sa": "", "eb": "e-before",
+		},
+		"2023-06-15": {
+			"eq": "e-day,e-instant", "ne": "e-year,e-month,e-open,e-before",
+			"gt": "e-year,e-month,e-open", "lt": "e-year,e-month,e-before",
+			"ge": "e-year,e-month,e-day,e-instant,e-open", "le": "e-year,e-month,e-day,e-instant,e-before",
+			"sa": "", "eb": "e-before",
+		},
+		"2023-06-15T12:00:00Z": {
+			"eq": "e-instant", "ne": "e-year,e-month,e-day,e-open,e-before",
+			"gt": "e-year,e-month,e-day,e-open", "lt": "e-year,e-month,e-day,e-before",
+			"ge": "e-year,e-month,e-day,e-instant,e-open", "le": "e-year,e-month,e-day,e-instant,e-before",
+			"sa": "", "eb": "e-before",
+		},
+		"2023-06-15T13:00:00+01:00": { // the same instant
+			"eq": "e-instant", "ne": "e-year,e-month,e-day,e-open,e-before",
+			"gt": "e-year,e-month,e-day,e-open", "lt": "e-year,e-month,e-day,e-before",
+			"ge": "e-year,e-month,e-day,e-instant,e-open", "le": "e-year,e-month,e-day,e-instant,e-before",
+			"sa": "", "eb": "e-before",
+		},
+		"2023-06-15T12:00:00+01:00": { // 11:00Z
+			"eq": "", "ne": all,
+			"gt": "e-year,e-month,e-day,e-instant,e-open", "lt": "e-year,e-month,e-day,e-before",
+			"ge": "e-year,e-month,e-day,e-instant,e-open", "le": "e-year,e-month,e-day,e-before",
+			"sa": "e-instant,e-open", "eb": "e-before",
+		},
+		"2023-06-15T12:00": { // a minute, no zone: UTC
+			"eq": "e-instant", "ne": "e-year,e-month,e-day,e-open,e-before",
+			"gt": "e-year,e-month,e-day,e-open", "lt": "e-year,e-month,e-day,e-before",
+			"ge": "e-year,e-month,e-day,e-instant,e-open", "le": "e-year,e-month,e-day,e-instant,e-before",
+			"sa": "", "eb": "e-before",
+		},
+	}
+	for value, prefixes := range table {
+		for prefix, want := range prefixes {
+			q := url.Values{"date": {prefix + value}}
+			res, err := s.Search(context.Background(), "Encounter", q)
+			if err != nil {
+				t.Errorf("date=%s%s: %v", prefix, value, err)
+				continue
+			}
+			var ids []string
+			for _, r := range res {
+				ids = append(ids, r.ID)
+			}
+			if got := strings.Join(ids, ","); got != want {
+				t.Errorf("date=%s%s = [%s], want [%s]", prefix, value, got, want)
+			}
+		}
+	}
+	// ap: within 10% of the distance from now; with now at the value the
+	// window is the value itself.
+	s.now = func() time.Time { return time.Date(2023, 6, 15, 12, 0, 0, 0, time.UTC) }
+	if got, _ := searchIDs(t, s, "Encounter", "date=ap2023-06-15T12:00:00Z"); got != "e-year,e-month,e-day,e-instant,e-open" {
+		t.Errorf("ap at now = [%s]", got)
+	}
+	s.now = func() time.Time { return time.Date(2033, 6, 15, 0, 0, 0, 0, time.UTC) } // 10 years on: +-1 year
+	if got, _ := searchIDs(t, s, "Encounter", "date=ap2022-06-15"); got != "e-year,e-month,e-day,e-instant,e-open,e-before" {
+		t.Errorf("ap a year wide = [%s]", got)
+	}
+}
+
+func TestSearchErrors(t *testing.T) {
+	s := peopleStore(t)
+	for _, c := range []struct {
+		typ, query string
+		target     error
+	}{
+		{"Patient", "colour=blue", ErrUnknownParameter},
+		{"Patient", "name:below=x", ErrUnknownParameter},
+		{"Patient", "identifier:in=http://vs", ErrUnknownParameter},
+		{"Patient", "organization.name=acme", ErrUnknownParameter},
+		{"Patient", "_include=Patient:organization", ErrUnknownParameter},
+		{"Patient", "_has:Observation:patient:code=1", ErrUnknownParameter},
+		{"Observation", "code-value-quantity=x$1", ErrUnknownParameter},
+		{"Patient", "_sort=colour", ErrUnknownParameter},
+		{"Patient", "_summary=count", ErrUnknownParameter},
+		{"Patient", "birthdate=2020-13", ErrBadValue},
+		{"Patient", "birthdate=xx2020", ErrBadValue},
+		{"Patient", "birthdate=2020-02-30", ErrBadValue},
+		{"Patient", "birthdate=2020-01-01T10:00+1:00", ErrBadValue},
+		{"Observation", "value-quantity=gtabc", ErrBadValue},
+		{"Observation", "value-quantity=5|x", ErrBadValue},
+		{"Patient", "active:missing=maybe", ErrBadValue},
+		{"Patient", "_count=-1", ErrBadValue},
+		{"Patient", "_total=some", ErrBadValue},
+		{"Patient", "_format=xml", ErrBadValue},
+		{"Appointment", "patient=Patient/", ErrBadValue},
+	} {
+		_, err := searchIDs(t, s, c.typ, c.query)
+		var se *SearchError
+		if !errors.As(err, &se) || !errors.Is(err, c.target) {
+			t.Errorf("%s?%s: %v, want a SearchError wrapping %v", c.typ, c.query, err, c.target)
+		}
+	}
+	if _, err := s.Search(context.Background(), "patient", nil); err == nil {
+		t.Error("a lower-case resource type searched")
+	}
+}
+
+// TestParamsCompile pins that every parameter of the generated table that
+// is not composite compiles, and the table's size.
+func TestParamsCompile(t *testing.T) {
+	n := 0
+	for base, m := range params() {
+		for code, p := range m {
+			if base != "Resource" {
+				n++
+			}
+			if p.err != nil && p.Type != "composite" && p.Type != "special" && p.Expr != "" {
+				t.Errorf("%s.%s (%s): %v", base, code, p.Expr, p.err)
+			}
+		}
+	}
+	if n != r4ParamCount {
+		t.Errorf("%d parameters indexed, the table says %d", n, r4ParamCount)
+	}
+}
+
+func TestFHIRPathShapes(t *testing.T) {
+	for _, c := range []struct{ base, expr, doc, want string }{
+		{"Observation", "Observation.effective", `{"effectiveDateTime":"2020"}`, `"2020"`},
+		{"Observation", "(Observation.value as Quantity)", `{"valueQuantity":{"value":1}}`, `{"value":1}`},
+		{"Observation", "(Observation.value as CodeableConcept).text", `{"valueCodeableConcept":{"text":"x"}}`, `"x"`},
+		{"Condition", "Condition.onset.as(dateTime)", `{"onsetDateTime":"2020","onsetString":"y"}`, `"2020"`},
+		{"Patient", "Patient.telecom.where(system='email')", `{"telecom":[{"system":"phone","value":"1"},{"system":"email","value":"a@b"}]}`, `{"system":"email","value":"a@b"}`},
+		{"Encounter", "Encounter.subject.where(resolve() is Patient)", `{"subject":{"reference":"Group/1"}}`, ``},
+		{"Patient", "Patient.deceased.exists() and Patient.deceased != false", `{"deceasedBoolean":false}`, ``},
+		{"Patient", "Patient.deceased.exists() and Patient.deceased != false", `{"deceasedDateTime":"2020"}`, `"2020"`},
+		{"Patient", "Patient.name.given | Patient.name.family", `{"name":[{"given":["a","b"],"family":"c"}]}`, `"a" "b" "c"`},
+	} {
+		e, err := compileFHIRPath(c.base, c.expr)
+		if err != nil {
+			t.Errorf("%s: %v", c.expr, err)
+			continue
+		}
+		var got []string
+		for _, v := range e.eval(parseJSON(c.doc)) {
+			got = append(got, v.Raw)
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("%s on %s = %s, want %s", c.expr, c.doc, g, c.want)
+		}
+	}
+	for _, bad := range []string{"Patient.name.first()", "Patient.extension('x')", "Other.name", "(Patient.name", "Patient.where(x)"} {
+		if _, err := compileFHIRPath("Patient", bad); err == nil {
+			t.Errorf("%s compiled", bad)
+		}
+	}
+}
