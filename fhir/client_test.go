@@ -128,10 +128,16 @@ func (p *pager) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestClientPagingLinkForms(t *testing.T) {
 	const date = "ge2024-01-01T00:00:00+01:00"
 	for name, next := range map[string]func(srv string, n int) string{
-		"absolute":      func(srv string, n int) string { return fmt.Sprintf("%s/fhir/Patient?date=%s&page=%d", srv, url.QueryEscape(date), n+1) },
-		"relative":      func(srv string, n int) string { return fmt.Sprintf("Patient?date=%s&page=%d", url.QueryEscape(date), n+1) },
-		"host-relative": func(srv string, n int) string { return fmt.Sprintf("/fhir/Patient?date=%s&page=%d", url.QueryEscape(date), n+1) },
-		"raw plus":      func(srv string, n int) string { return fmt.Sprintf("/fhir/Patient?date=%s&page=%d", date, n+1) },
+		"absolute": func(srv string, n int) string {
+			return fmt.Sprintf("%s/fhir/Patient?date=%s&page=%d", srv, url.QueryEscape(date), n+1)
+		},
+		"relative": func(srv string, n int) string {
+			return fmt.Sprintf("Patient?date=%s&page=%d", url.QueryEscape(date), n+1)
+		},
+		"host-relative": func(srv string, n int) string {
+			return fmt.Sprintf("/fhir/Patient?date=%s&page=%d", url.QueryEscape(date), n+1)
+		},
+		"raw plus": func(srv string, n int) string { return fmt.Sprintf("/fhir/Patient?date=%s&page=%d", date, n+1) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := &pager{pages: 3, next: next}
