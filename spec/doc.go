@@ -53,7 +53,8 @@
 //     pair).
 //   - Map keys (search, correlate_by) are written sorted, so a spec is the
 //     same bytes every time. A FHIR search parameter with one value is a
-//     string, with several (or none) a list.
+//     string, with several a list, and with none it is left out (as
+//     url.Values.Encode leaves it out of a query).
 //   - A Field writes "key" when Key is set and "path" when Path is set or
 //     Key is not; Path "" with no Key is written as "path": "". What the
 //     kind does not allow (a key outside sftp-file-present, both key and

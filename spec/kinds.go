@@ -23,7 +23,7 @@ type FHIRResourceState struct {
 	ResourceType string
 	// Search holds the search parameters: a parameter with one value is
 	// written as a string, with several as a list (the parameter repeated,
-	// AND). Nil is written as {}.
+	// AND), with none not at all. Nil is written as {}.
 	Search url.Values
 	// Fields are dotted paths into the resource JSON
 	// ("participant.0.actor.display").
@@ -37,9 +37,11 @@ func (a FHIRResourceState) Spec() assert.Spec {
 	w.str("resource_type", a.ResourceType)
 	outer := w.open("search")
 	for _, k := range sortedKeys(a.Search) {
-		if vs := a.Search[k]; len(vs) == 1 {
+		switch vs := a.Search[k]; len(vs) {
+		case 0: // no value: not searched, as url.Values.Encode leaves it out
+		case 1:
 			w.str(k, vs[0])
-		} else {
+		default:
 			w.strings(k, vs)
 		}
 	}

@@ -46,6 +46,8 @@ func kindCases(t *testing.T) []kindCase {
 		}, `{"assert":"fhir-resource-state","resource_type":"Appointment","search":{"date":["ge2025-01-01","lt2025-02-01"],"patient":"Patient/jane"},"fields":[{"path":"status","expected":"booked"},{"path":"participant.0.actor.display","expected":"Dr. <Who> & Co"},{"path":"minutesDuration","expected":30.0}]}`},
 		{"fhir defaults", "fhir-resource-state", spec.FHIRResourceState{ResourceType: "Patient"},
 			`{"assert":"fhir-resource-state","resource_type":"Patient","search":{},"fields":[]}`},
+		{"fhir parameter without a value", "fhir-resource-state", spec.FHIRResourceState{ResourceType: "Patient", Search: url.Values{"name": {}, "_id": {"p1"}}},
+			`{"assert":"fhir-resource-state","resource_type":"Patient","search":{"_id":"p1"},"fields":[]}`},
 		{"hl7 full", "hl7-structural", spec.HL7Structural{
 			CorrelateBy: map[string]spec.Value{"message_type": spec.String("ORM"), "MSH.9.2": spec.String("O01")},
 			Fields: []spec.Field{
@@ -81,8 +83,8 @@ func kindCases(t *testing.T) []kindCase {
 			`{"assert":"sftp-file-present","path":"/inbox/ack.txt","parse_json":false,"fields":[]}`},
 		{"voice full", "voice-transcript", spec.VoiceTranscript{Speaker: spec.SpeakerAgent, Contains: []string{"member ID", "approved"}, NotContains: []string{"I can't help"}},
 			`{"assert":"voice-transcript","speaker":"agent","contains":["member ID","approved"],"not_contains":["I can't help"]}`},
-		{"voice defaults", "voice-transcript", spec.VoiceTranscript{},
-			`{"assert":"voice-transcript","speaker":"any","contains":[],"not_contains":[]}`},
+		{"voice defaults", "voice-transcript", spec.VoiceTranscript{Contains: []string{"goodbye"}},
+			`{"assert":"voice-transcript","speaker":"any","contains":["goodbye"],"not_contains":[]}`},
 		{"exit_code", "exit_code", spec.ExitCode{Code: 0}, `{"assert":"exit_code","exit_code":0}`},
 		{"exit_code negative", "exit_code", spec.ExitCode{Code: -1}, `{"assert":"exit_code","exit_code":-1}`},
 		{"output_contains", "output_contains", spec.OutputContains{Text: "a <b> & \"c\"\n"}, `{"assert":"output_contains","output_contains":"a <b> & \"c\"\n"}`},
@@ -156,6 +158,10 @@ func TestHandBuiltSpecsAreValidated(t *testing.T) {
 		{"hl7 field with a key", spec.HL7Structural{Fields: []spec.Field{{Key: "a", Expected: spec.Number(1)}}}, `{"assert":"hl7-structural","correlate_by":{},"fields":[{"key":"a","expected":1}]}`},
 		{"portal without resource", spec.PortalStateMatch{}, `{"assert":"portal-state-match","correlate_by":{"resource":"","key":""},"assertions":[]}`},
 		{"sftp both paths", spec.SFTPFilePresent{Path: "a", PathPattern: "b"}, `{"assert":"sftp-file-present","path":"a","path_pattern":"b","parse_json":false,"fields":[]}`},
+		{"voice without phrases", spec.VoiceTranscript{}, `{"assert":"voice-transcript","speaker":"any","contains":[],"not_contains":[]}`},
+		{"voice unknown speaker", spec.VoiceTranscript{Speaker: "robot", Contains: []string{"hi"}}, `{"assert":"voice-transcript","speaker":"robot","contains":["hi"],"not_contains":[]}`},
+		{"fhir lower-case resource type", spec.FHIRResourceState{ResourceType: "patient"}, `{"assert":"fhir-resource-state","resource_type":"patient","search":{},"fields":[]}`},
+		{"sftp field path empty", spec.SFTPFilePresent{Path: "a", ParseJSON: true, Fields: []spec.Field{{Expected: spec.Number(1)}}}, `{"assert":"sftp-file-present","path":"a","parse_json":true,"fields":[{"path":"","expected":1}]}`},
 		{"sftp neither path", spec.SFTPFilePresent{}, `{"assert":"sftp-file-present","parse_json":false,"fields":[]}`},
 		{"sftp field with key and path", spec.SFTPFilePresent{Path: "a", ParseJSON: true, Fields: []spec.Field{{Key: "k", Path: "p"}}}, `{"assert":"sftp-file-present","path":"a","parse_json":true,"fields":[{"key":"k","path":"p","expected":null}]}`},
 	}
