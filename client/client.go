@@ -337,7 +337,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 			}
 			c.logger.DebugContext(ctx, "criteria API request", attrs...)
 		}
-		if outcome == nil || !retries || attempt > c.retry.MaxRetries {
+		if outcome == nil || !retries || attempt > c.retry.MaxRetries || finalStatus(resp) {
 			return c.finish(method, shown, resp, body, outcome, attempt, last)
 		}
 		again, checkErr := c.retry.CheckRetry(ctx, resp, err)
@@ -361,6 +361,16 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		case <-timer.C:
 		}
 	}
+}
+
+// finalStatus reports a 4xx answer other than 408 and 429: no retry fixes
+// a bad request, a missing key or a missing criterion, so it is final
+// whatever the policy's CheckRetry says.
+func finalStatus(resp *http.Response) bool {
+	if resp == nil || resp.StatusCode < 400 || resp.StatusCode > 499 {
+		return false
+	}
+	return resp.StatusCode != http.StatusRequestTimeout && resp.StatusCode != http.StatusTooManyRequests
 }
 
 // finish turns the last attempt into the call's result.

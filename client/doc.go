@@ -111,8 +111,9 @@
 //     ListAll ask for MaxLimit (100) criteria a page. Cursors already used
 //     are remembered by their SHA-256, so a server's long cursors cost 32
 //     bytes each.
-//   - Every other 4xx than 408 and 429 is returned at once: no retry fixes
-//     a bad request, a missing key or a missing criterion.
+//   - Every other 4xx than 408 and 429 is returned at once, even under a
+//     RetryPolicy whose CheckRetry would retry it: no retry fixes a bad
+//     request, a missing key or a missing criterion.
 //   - Request URLs quoted in errors and logs are cut at 256 bytes (a
 //     server's cursor can be long).
 //   - Reduce writes an empty id, task_id, input_entity_id or axis as null

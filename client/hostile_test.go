@@ -577,6 +577,23 @@ func TestClientErrorsAreNotRetried(t *testing.T) {
 			}
 		}
 	}
+	// Not even by a policy whose CheckRetry would retry everything.
+	policy := fastRetries()
+	policy.CheckRetry = func(context.Context, *http.Response, error) (bool, error) { return true, nil }
+	for _, status := range []int{400, 401, 403, 404, 409, 422} {
+		cl, mux := setup(t, WithRetryPolicy(policy))
+		var calls atomic.Int32
+		mux.HandleFunc("/v1/", scripted(t, &calls, status, 200))
+		if _, _, err := cl.Criteria.Get(context.Background(), "c1"); err == nil || calls.Load() != 1 {
+			t.Errorf("GET %d with a retry-everything policy: %d attempts, error %v; want 1 and the error", status, calls.Load(), err)
+		}
+	}
+	cl, mux := setup(t, WithRetryPolicy(policy))
+	var calls atomic.Int32
+	mux.HandleFunc("/v1/", scripted(t, &calls, 500, 200))
+	if _, _, err := cl.Criteria.Get(context.Background(), "c1"); err != nil || calls.Load() != 2 {
+		t.Errorf("GET 500 with a retry-everything policy: %d attempts, error %v; want a retry", calls.Load(), err)
+	}
 	for _, status := range []int{408, 429} {
 		cl, mux := setup(t)
 		var calls atomic.Int32

@@ -27,8 +27,9 @@ const (
 // the call with that error. ctx is the caller's context.
 //
 // The client consults CheckRetry only for requests it may retry (GET, PATCH
-// and DELETE, and POST when RetryPolicy.RetryPOST is set), and at most
-// RetryPolicy.MaxRetries times.
+// and DELETE, and POST when RetryPolicy.RetryPOST is set), at most
+// RetryPolicy.MaxRetries times, and never for a 4xx answer other than 408
+// and 429, which is final whatever CheckRetry would say.
 type CheckRetry = retry.CheckRetry
 
 // Backoff returns how long to wait before retry number attempt (0 for the
