@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -193,7 +194,7 @@ func TestReencode(t *testing.T) {
 			t.Errorf("%s: message segments differ from the input's", f)
 		}
 		if b.Len() == 1 && len(b.segs) == len(b.Message(0).segs) {
-			trimmed := bytes.Trim(data, "\x0b\x1c\r\n ")
+			trimmed := bytes.TrimPrefix(bytes.Trim(data, "\x0b\x1c\r\n "), []byte("\xef\xbb\xbf")) // a byte-order mark is not part of the message
 			if !bytes.Equal(bytes.Trim(b.Message(0).Bytes(), "\r\n "), trimmed) {
 				t.Errorf("%s: the message's bytes are not the input", f)
 			}
@@ -257,5 +258,54 @@ func TestLineOf(t *testing.T) {
 		if got, _ := assert.LineColumn(data, off); got != want {
 			t.Errorf("line of %d = %d, want %d", off, got, want)
 		}
+	}
+}
+
+// TestTerminators pins DESIGN section 12 rule 9: terminators are chosen per
+// file or MLLP frame; an input with a CR ends segments at CR or CRLF and
+// reads a lone LF as data, except at a segment's start, where it is
+// dropped with other leading whitespace; without a CR, LF ends segments. A
+// UTF-8 byte-order mark before MSH is skipped.
+func TestTerminators(t *testing.T) {
+	tests := []struct {
+		name, file, input string
+		reads             map[string][]string // path -> texts, batch-wide
+		segments          int
+	}{
+		{name: "lone LF inside a CR segment is data", file: "own/cr_lone_lf_in_segment.hl7", segments: 4,
+			reads: map[string][]string{"OBX[1].5": {"line one\nline two"}, "OBX[2].5": {"72"}, "OBX[2].1": {"2"}}},
+		{name: "each frame chooses", file: "own/frames_mixed_terminators.hl7", segments: 5,
+			reads: map[string][]string{"OBX[*].5": {"kept\ntogether", "one line", "72"}, "MSH[*].10": {"MIX-1", "MIX-2"}}},
+		{name: "byte-order mark", file: "own/bom_adt_a04.hl7", segments: 2, reads: map[string][]string{"MSH.10": {"BOM-1"}, "MSH.1": {"|"}}},
+		{name: "byte-order mark in every frame", file: "own/bom_two_frames.hl7", segments: 4, reads: map[string][]string{"MSH[*].10": {"BOM-F1", "BOM-F2"}}},
+		{name: "leading whitespace dropped", input: "MSH|^~\\&|A\r \t\nPID|1\r\n\n\r", segments: 2, reads: map[string][]string{"PID.1": {"1"}}},
+		{name: "LF only", input: "MSH|^~\\&|A\nPID|1\nPV1|1|I", segments: 3, reads: map[string][]string{"PV1.2": {"I"}}},
+		{name: "the CR after an end block does not choose CR", input: "\x0bMSH|^~\\&|A\nPID|1\n\x1c\r", segments: 2, reads: map[string][]string{"PID.1": {"1"}}},
+		{name: "one CR makes a lone LF data", input: "MSH|^~\\&|A\nPID|1\r", segments: 1, reads: map[string][]string{"MSH.3": {"A\nPID"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := []byte(tt.input)
+			if tt.file != "" {
+				data = readTestdata(t, tt.file)
+			}
+			b, err := Parse(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b.segs) != tt.segments {
+				t.Errorf("%d segments, want %d", len(b.segs), tt.segments)
+			}
+			for path, want := range tt.reads {
+				if got := b.Texts(MustParsePath(path)); !slices.Equal(got, want) {
+					t.Errorf("%s = %q, want %q", path, got, want)
+				}
+			}
+			for _, m := range b.Messages() {
+				if !bytes.HasPrefix(m.Bytes(), []byte("MSH")) {
+					t.Errorf("message bytes start %q", m.Bytes()[:min(8, len(m.Bytes()))])
+				}
+			}
+		})
 	}
 }
