@@ -72,7 +72,7 @@ func BenchmarkCheckTrace(b *testing.B) {
 	for b.Loop() {
 		// A fresh source each time: each trace is evaluated once, so its
 		// one-off conversion for the regular expression engine counts.
-		task.Check(context.Background(), &clitask.TraceSource{Recorded: tr})
+		task.Check(context.Background(), clitask.MemorySource(tr))
 	}
 }
 

@@ -4,25 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync/atomic"
+	"time"
 
 	"github.com/assaykit/assay/assert"
 )
 
 // source looks up env's CLI source and its trace. A nil *Result means the
 // check can go on; otherwise it is the error result to return.
-func source(env *assert.Env) (Source, *Trace, *assert.Result) {
+func source(ctx context.Context, env *assert.Env) (Source, *Trace, *assert.Result) {
 	src, err := assert.Lookup[Source](env)
 	if err != nil {
 		r := assert.Errored(err)
 		return nil, nil, &r
 	}
-	t, err := src.Trace()
+	t, err := src.Trace(ctx)
 	if err != nil {
 		r := assert.Errored(fmt.Errorf("cannot read the trace: %w", err))
 		return nil, nil, &r
@@ -64,8 +62,8 @@ type exitCodeCheck struct{ want int }
 
 func (exitCodeCheck) Kind() string { return KindExitCode }
 
-func (c exitCodeCheck) Check(_ context.Context, env *assert.Env) assert.Result {
-	_, t, res := source(env)
+func (c exitCodeCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
+	_, t, res := source(ctx, env)
 	if res != nil {
 		return *res
 	}
@@ -81,8 +79,8 @@ func (c exitCodeCheck) Check(_ context.Context, env *assert.Env) assert.Result {
 
 // streamCheck is the shared logic of output_contains, output_equals and
 // error_contains.
-func streamCheck(env *assert.Env, want, stream string, read func(Command) string, match func(got string) bool, relation string) assert.Result {
-	_, t, res := source(env)
+func streamCheck(ctx context.Context, env *assert.Env, want, stream string, read func(Command) string, match func(got string) bool, relation string) assert.Result {
+	_, t, res := source(ctx, env)
 	if res != nil {
 		return *res
 	}
@@ -101,8 +99,8 @@ type outputContainsCheck struct{ text string }
 
 func (outputContainsCheck) Kind() string { return KindOutputContains }
 
-func (c outputContainsCheck) Check(_ context.Context, env *assert.Env) assert.Result {
-	return streamCheck(env, c.text, "stdout", func(l Command) string { return l.Stdout },
+func (c outputContainsCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
+	return streamCheck(ctx, env, c.text, "stdout", func(l Command) string { return l.Stdout },
 		func(got string) bool { return strings.Contains(got, c.text) }, "contains")
 }
 
@@ -110,9 +108,9 @@ type outputEqualsCheck struct{ text string }
 
 func (outputEqualsCheck) Kind() string { return KindOutputEquals }
 
-func (c outputEqualsCheck) Check(_ context.Context, env *assert.Env) assert.Result {
+func (c outputEqualsCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
 	want := trimJS(c.text)
-	return streamCheck(env, c.text, "stdout", func(l Command) string { return l.Stdout },
+	return streamCheck(ctx, env, c.text, "stdout", func(l Command) string { return l.Stdout },
 		func(got string) bool { return trimJS(got) == want }, "equals")
 }
 
@@ -120,8 +118,8 @@ type errorContainsCheck struct{ text string }
 
 func (errorContainsCheck) Kind() string { return KindErrorContains }
 
-func (c errorContainsCheck) Check(_ context.Context, env *assert.Env) assert.Result {
-	return streamCheck(env, c.text, "stderr", func(l Command) string { return l.Stderr },
+func (c errorContainsCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
+	return streamCheck(ctx, env, c.text, "stderr", func(l Command) string { return l.Stderr },
 		func(got string) bool { return strings.Contains(got, c.text) }, "contains")
 }
 
@@ -137,108 +135,6 @@ func isJSSpace(r rune) bool {
 		return true
 	}
 	return r >= 0x2000 && r <= 0x200A
-}
-
-// FileEvidence is the evidence of file_exists and file_contains: the path as
-// the assertion wrote it, the path checked (resolved against the working
-// directory), whether it exists and is a directory, and for file_contains
-// whether the text was found. Details quote the path as written.
-type FileEvidence struct {
-	Path     string `json:"path"`
-	Resolved string `json:"resolved"`
-	Exists   bool   `json:"exists"`
-	IsDir    bool   `json:"is_dir"`
-	Contains *bool  `json:"contains,omitempty"`
-}
-
-// resolve resolves a path of an assertion against the trace's workdir.
-func resolve(t *Trace, path string) (string, error) {
-	if filepath.IsAbs(path) {
-		return filepath.Clean(path), nil
-	}
-	if t.Workdir == "" {
-		return "", ErrNoWorkdir
-	}
-	fi, err := os.Stat(t.Workdir)
-	if err != nil {
-		return "", fmt.Errorf("the working directory %s cannot be read: %w", t.Workdir, err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("the working directory %s is not a directory", t.Workdir)
-	}
-	return filepath.Join(t.Workdir, path), nil
-}
-
-type fileExistsCheck struct{ path string }
-
-func (fileExistsCheck) Kind() string { return KindFileExists }
-
-func (c fileExistsCheck) Check(_ context.Context, env *assert.Env) assert.Result {
-	_, t, res := source(env)
-	if res != nil {
-		return *res
-	}
-	p, err := resolve(t, c.path)
-	if err != nil {
-		return assert.Errored(fmt.Errorf("cannot check %s: %w", quote(c.path), err))
-	}
-	ev := FileEvidence{Path: c.path, Resolved: p}
-	fi, err := os.Stat(p)
-	switch {
-	case notExist(err):
-		return assert.Fail(0, fmt.Sprintf("%s does not exist.", quote(c.path)), ev)
-	case err != nil:
-		return assert.Errored(fmt.Errorf("cannot check %s: %w", quote(p), err))
-	}
-	ev.Exists, ev.IsDir = true, fi.IsDir()
-	what := "file"
-	if fi.IsDir() {
-		what = "directory"
-	}
-	return assert.Pass(fmt.Sprintf("%s exists (a %s).", quote(c.path), what), ev)
-}
-
-type fileContainsCheck struct{ path, text string }
-
-func (fileContainsCheck) Kind() string { return KindFileContains }
-
-func (c fileContainsCheck) Check(_ context.Context, env *assert.Env) assert.Result {
-	_, t, res := source(env)
-	if res != nil {
-		return *res
-	}
-	p, err := resolve(t, c.path)
-	if err != nil {
-		return assert.Errored(fmt.Errorf("cannot check %s: %w", quote(c.path), err))
-	}
-	ev := FileEvidence{Path: c.path, Resolved: p}
-	fi, err := os.Stat(p)
-	switch {
-	case notExist(err):
-		return assert.Fail(0, fmt.Sprintf("%s does not exist, so it cannot contain %s.", quote(c.path), quote(c.text)), ev)
-	case err != nil:
-		return assert.Errored(fmt.Errorf("cannot check %s: %w", quote(p), err))
-	}
-	ev.Exists, ev.IsDir = true, fi.IsDir()
-	if fi.IsDir() {
-		return assert.Fail(0, fmt.Sprintf("%s is a directory, not a file that could contain %s.", quote(c.path), quote(c.text)), ev)
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return assert.Errored(fmt.Errorf("cannot read %s: %w", quote(p), err))
-	}
-	found := strings.Contains(string(data), c.text)
-	ev.Contains = &found
-	if found {
-		return assert.Pass(fmt.Sprintf("%s contains %s.", quote(c.path), quote(c.text)), ev)
-	}
-	return assert.Fail(0, fmt.Sprintf("%s does not contain %s.", quote(c.path), quote(c.text)), ev)
-}
-
-// notExist reports whether err says a path does not exist; a path through a
-// regular file ("a.txt/b") does not exist either.
-func notExist(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // PatternEvidence is the evidence of ran, not_ran and run_count: the pattern,
@@ -267,19 +163,64 @@ type Match struct {
 // MaxListedMatches is how many matching commands run_count's evidence lists.
 const MaxListedMatches = 10
 
-// scan matches p against the trace's commands in order, calling found for
-// each match until it returns false. It returns the number of matches.
+// ErrPatternBudget is wrapped by the error of a ran, not_ran or run_count
+// check whose matching over all commands ran past its budget (see
+// PatternBudget).
+var ErrPatternBudget = errors.New("the pattern's time budget ran out")
+
+// scan matches p against the trace's commands in order, stopping at the
+// first match when stopAtFirst. It returns the number of matches. A regular
+// expression is matched within the source's pattern budget, all commands
+// together, and stops when ctx ends: past either, scan returns an error at
+// once and the matching left over stops after its current match.
 func scan(ctx context.Context, src Source, t *Trace, p *Pattern, ev *PatternEvidence, stopAtFirst bool) (int, error) {
 	ev.Pattern, ev.Mode, ev.Commands, ev.Matches = p.text, p.Mode(), len(t.Commands), []Match{}
 	if p.invalid != nil {
 		ev.Fallback = p.invalid.Error()
 	}
+	if p.re == nil {
+		// A substring search takes linear time: no budget needed.
+		return scanCommands(ctx, t, p, nil, ev, stopAtFirst, nil)
+	}
 	var runes [][]rune
-	if rs, ok := src.(runeSource); ok && p.re != nil {
+	if rs, ok := src.(runeSource); ok {
 		runes = rs.commandRunes(t)
 	}
+	budget := limitsOf(src).budget
+	type outcome struct {
+		n   int
+		ev  PatternEvidence
+		err error
+	}
+	done := make(chan outcome, 1)
+	var stop atomic.Bool
+	go func() {
+		o := outcome{ev: *ev}
+		o.n, o.err = scanCommands(ctx, t, p, runes, &o.ev, stopAtFirst, &stop)
+		done <- o
+	}()
+	timer := time.NewTimer(budget)
+	defer timer.Stop()
+	select {
+	case o := <-done:
+		*ev = o.ev
+		return o.n, o.err
+	case <-ctx.Done():
+		stop.Store(true)
+		return 0, fmt.Errorf("matching %s stopped: %w", quote(p.text), ctx.Err())
+	case <-timer.C:
+		stop.Store(true)
+		return 0, fmt.Errorf("matching %s against %s took longer than %s: %w", quote(p.text), commandsWord(len(t.Commands)), budget, ErrPatternBudget)
+	}
+}
+
+// scanCommands is the loop of scan; it gives up when stop is set.
+func scanCommands(ctx context.Context, t *Trace, p *Pattern, runes [][]rune, ev *PatternEvidence, stopAtFirst bool, stop *atomic.Bool) (int, error) {
 	n := 0
 	for i := range t.Commands {
+		if stop != nil && stop.Load() {
+			return n, ErrPatternBudget
+		}
 		if i&1023 == 1023 && ctx.Err() != nil {
 			return n, ctx.Err()
 		}
@@ -319,7 +260,7 @@ type ranCheck struct{ pattern *Pattern }
 func (ranCheck) Kind() string { return KindRan }
 
 func (c ranCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
-	src, t, res := source(env)
+	src, t, res := source(ctx, env)
 	if res != nil {
 		return *res
 	}
@@ -340,7 +281,7 @@ type notRanCheck struct{ pattern *Pattern }
 func (notRanCheck) Kind() string { return KindNotRan }
 
 func (c notRanCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
-	src, t, res := source(env)
+	src, t, res := source(ctx, env)
 	if res != nil {
 		return *res
 	}
@@ -376,7 +317,7 @@ func (c runCountCheck) bounds() string {
 }
 
 func (c runCountCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
-	src, t, res := source(env)
+	src, t, res := source(ctx, env)
 	if res != nil {
 		return *res
 	}
@@ -408,11 +349,14 @@ func (c runCountCheck) Check(ctx context.Context, env *assert.Env) assert.Result
 // output (each stream cut to assert.MaxQuote characters), its duration, and
 // the optional expectations.
 type VerifyEvidence struct {
-	Run            string  `json:"run"`
-	ExitCode       int     `json:"exit_code"`
-	Stdout         string  `json:"stdout"`
-	Stderr         string  `json:"stderr"`
-	DurationMS     int64   `json:"duration_ms"`
+	Run        string `json:"run"`
+	ExitCode   int    `json:"exit_code"`
+	Stdout     string `json:"stdout"`
+	Stderr     string `json:"stderr"`
+	DurationMS int64  `json:"duration_ms"`
+	// OutputCapped is the cap in bytes when verify's output was cut at it:
+	// only what was captured is judged.
+	OutputCapped   int     `json:"output_capped,omitempty"`
 	OutputContains *string `json:"output_contains,omitempty"`
 	OutputEquals   *string `json:"output_equals,omitempty"`
 }
@@ -425,7 +369,7 @@ type verifyCheck struct {
 func (verifyCheck) Kind() string { return KindVerify }
 
 func (c verifyCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
-	src, _, res := source(env)
+	src, _, res := source(ctx, env)
 	if res != nil {
 		return *res
 	}
@@ -434,15 +378,19 @@ func (c verifyCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
 		return assert.Errored(fmt.Errorf("verify %s could not run: %w", quote(c.run), err))
 	}
 	ev := VerifyEvidence{Run: c.run, ExitCode: out.ExitCode, Stdout: assert.Truncate(out.Stdout), Stderr: assert.Truncate(out.Stderr),
-		DurationMS: out.DurationMS, OutputContains: c.contains, OutputEquals: c.equals}
+		DurationMS: out.DurationMS, OutputCapped: out.Capped, OutputContains: c.contains, OutputEquals: c.equals}
+	capped := ""
+	if out.Capped > 0 {
+		capped = fmt.Sprintf(" (output capped at %d bytes; only what was captured is judged)", out.Capped)
+	}
 	if out.ExitCode != 0 {
-		return assert.Fail(0, fmt.Sprintf("Verify %s exited %d; stderr: %s.", quote(c.run), out.ExitCode, quote(out.Stderr)), ev)
+		return assert.Fail(0, fmt.Sprintf("Verify %s exited %d; stderr: %s%s.", quote(c.run), out.ExitCode, quote(out.Stderr), capped), ev)
 	}
 	if c.contains != nil && !strings.Contains(out.Stdout, *c.contains) {
-		return assert.Fail(0, fmt.Sprintf("Verify %s exited 0 but its stdout does not contain %s; it was %s.", quote(c.run), quote(*c.contains), quote(out.Stdout)), ev)
+		return assert.Fail(0, fmt.Sprintf("Verify %s exited 0 but its stdout does not contain %s; it was %s%s.", quote(c.run), quote(*c.contains), quote(out.Stdout), capped), ev)
 	}
 	if c.equals != nil && trimJS(out.Stdout) != trimJS(*c.equals) {
-		return assert.Fail(0, fmt.Sprintf("Verify %s exited 0 but its stdout does not equal %s; it was %s.", quote(c.run), quote(*c.equals), quote(out.Stdout)), ev)
+		return assert.Fail(0, fmt.Sprintf("Verify %s exited 0 but its stdout does not equal %s; it was %s%s.", quote(c.run), quote(*c.equals), quote(out.Stdout), capped), ev)
 	}
 	var checks []string
 	if c.contains != nil {
@@ -452,7 +400,7 @@ func (c verifyCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
 		checks = append(checks, "equals "+quote(*c.equals))
 	}
 	if len(checks) == 0 {
-		return assert.Pass(fmt.Sprintf("Verify %s exited 0.", quote(c.run)), ev)
+		return assert.Pass(fmt.Sprintf("Verify %s exited 0%s.", quote(c.run), capped), ev)
 	}
-	return assert.Pass(fmt.Sprintf("Verify %s exited 0 and its stdout %s.", quote(c.run), strings.Join(checks, " and ")), ev)
+	return assert.Pass(fmt.Sprintf("Verify %s exited 0 and its stdout %s%s.", quote(c.run), strings.Join(checks, " and "), capped), ev)
 }

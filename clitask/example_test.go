@@ -16,7 +16,7 @@ func Example() {
 		{Command: "git push origin main", ExitCode: 1, Stderr: "rejected\n"},
 	}}
 	env := assert.NewEnv()
-	clitask.Attach(env, &clitask.TraceSource{Recorded: trace})
+	clitask.Attach(env, clitask.MemorySource(trace))
 	for _, spec := range []string{
 		`{"exit_code": 1}`,
 		`{"not_ran": "git push(?!.*--dry-run)"}`,
@@ -27,7 +27,7 @@ func Example() {
 			fmt.Println(err)
 			continue
 		}
-		res := a.Check(context.Background(), env)
+		res := assert.Run(context.Background(), a, env)
 		fmt.Printf("%s %s: %s\n", res.Status, a.Kind(), res.Details)
 	}
 	// Output:

@@ -2,9 +2,13 @@ package clitask
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -46,24 +50,40 @@ type Executor struct {
 	MaxOutput int
 }
 
-// Run runs command with sh -c and waits for it, then kills whatever it left
-// running in its process group. It returns the command's record; the error
-// is non-nil when the command could not start, timed out (wrapping
-// ErrTimeout; the record then has TimeoutExitCode and what was captured), or
-// ctx ended first (wrapping ctx's error). A command that ran and exited
-// non-zero is not an error.
+// Run runs command with sh -c and waits for it, then ends every process it
+// left running (see the package doc: its process group, and with a child
+// subreaper every descendant, new sessions included). It returns the
+// command's record; a stream cut at the cap ends with a note saying how
+// much was dropped. The error is non-nil when the command could not start,
+// timed out (wrapping ErrTimeout; the record then has TimeoutExitCode and
+// what was captured), or ctx ended first (wrapping ctx's error). A command
+// that ran and exited non-zero is not an error.
 func (e Executor) Run(ctx context.Context, command string) (Command, error) {
-	c, pgid, err := e.run(ctx, command)
-	if pgid > 0 {
-		killGroup(pgid)
-	}
+	c, _, err := e.run(ctx, command, runSpec{tag: newTag(), cleanup: true, note: true})
 	return c, err
 }
 
-// run is Run without the final cleanup, so that a Shell can let background
-// processes live until it is closed. It returns the process group id (0
-// when the command did not start).
-func (e Executor) run(ctx context.Context, command string) (Command, int, error) {
+// verify is Run for a verify command: the record holds only what was
+// captured, without the note (Capped says the cap cut it).
+func (e Executor) verify(ctx context.Context, command string) (Command, error) {
+	c, _, err := e.run(ctx, command, runSpec{tag: newTag(), cleanup: true})
+	return c, err
+}
+
+// runSpec says how to run one command.
+type runSpec struct {
+	// tag marks the command's processes (see tagEnv); "" for none.
+	tag string
+	// cleanup ends what the command left behind when it returns; a Shell
+	// leaves it to Close.
+	cleanup bool
+	// note ends a capped stream with a note saying how much was dropped.
+	note bool
+}
+
+// run runs command. It returns the process group id (0 when the command did
+// not start), which a Shell keeps for Close where no subreaper exists.
+func (e Executor) run(ctx context.Context, command string, spec runSpec) (Command, int, error) {
 	timeout := e.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -73,11 +93,20 @@ func (e Executor) run(ctx context.Context, command string) (Command, int, error)
 		limit = DefaultMaxOutput
 	}
 	rec := Command{Command: command}
+	if err := ctx.Err(); err != nil {
+		return rec, 0, fmt.Errorf("run %q: %w", command, err)
+	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, "sh", "-c", command)
 	cmd.Dir = e.Dir
 	cmd.Env = e.Env
+	if spec.tag != "" && tagsWork {
+		if cmd.Env == nil {
+			cmd.Env = os.Environ()
+		}
+		cmd.Env = append(slices.Clip(cmd.Env), tagEnv+"="+spec.tag)
+	}
 	stdout, stderr := &cappedBuffer{limit: limit}, &cappedBuffer{limit: limit}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	setProcessGroup(cmd)
@@ -87,9 +116,26 @@ func (e Executor) run(ctx context.Context, command string) (Command, int, error)
 		return rec, 0, fmt.Errorf("run %q in %s: %w", command, dirName(e.Dir), err)
 	}
 	pgid := cmd.Process.Pid
+	// Where the platform allows, the shell's exit is awaited without
+	// reaping it, so that its process group number cannot be reused while
+	// what it left behind is ended.
+	exited := awaitExit(pgid)
+	if spec.cleanup && exited {
+		endLeftovers(pgid, spec.tag)
+	}
 	waitErr := cmd.Wait()
+	if spec.cleanup && !exited {
+		killGroup(pgid)
+	}
 	rec.DurationMS = time.Since(start).Milliseconds()
-	rec.Stdout, rec.Stderr = stdout.String(), stderr.String()
+	if spec.note {
+		rec.Stdout, rec.Stderr = stdout.String(), stderr.String()
+	} else {
+		rec.Stdout, rec.Stderr = stdout.text(), stderr.text()
+	}
+	if stdout.dropped > 0 || stderr.dropped > 0 {
+		rec.Capped = limit
+	}
 	rec.ExitCode = exitCode(cmd, waitErr)
 	switch {
 	case ctx.Err() != nil:
@@ -100,6 +146,18 @@ func (e Executor) run(ctx context.Context, command string) (Command, int, error)
 		return rec, pgid, fmt.Errorf("run %q: killed after %s: %w", command, timeout, ErrTimeout)
 	}
 	return rec, pgid, nil
+}
+
+// tagEnv is the environment variable that marks the processes of one
+// command (one Shell's, or one verify's) with a random tag, so that its
+// leftovers can be told from processes assay did not start.
+const tagEnv = "ASSAY_RUN_TAG"
+
+// newTag returns a fresh random tag.
+func newTag() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // exitCode follows the shell's convention: a process killed by a signal
@@ -149,11 +207,17 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (b *cappedBuffer) String() string {
+// text returns what was kept, cut before a rune the cap split.
+func (b *cappedBuffer) text() string {
 	if b.dropped == 0 {
 		return string(b.buf)
 	}
-	// Cut before a rune the cap split, so the kept text stays valid UTF-8.
+	return string(b.buf[:b.cut()])
+}
+
+// cut is where the kept text ends: before a rune the cap split, so that it
+// stays valid UTF-8.
+func (b *cappedBuffer) cut() int {
 	cut := len(b.buf)
 	for i := len(b.buf) - 1; i >= 0 && i >= len(b.buf)-utf8.UTFMax; i-- {
 		if utf8.RuneStart(b.buf[i]) {
@@ -163,6 +227,16 @@ func (b *cappedBuffer) String() string {
 			break
 		}
 	}
+	return cut
+}
+
+// String returns what was kept, with a note of how much was dropped when
+// the cap cut it.
+func (b *cappedBuffer) String() string {
+	if b.dropped == 0 {
+		return string(b.buf)
+	}
+	cut := b.cut()
 	dropped := b.dropped + int64(len(b.buf)-cut)
 	return string(b.buf[:cut]) + "\n[output capped: " + strconv.FormatInt(dropped, 10) + " more bytes dropped]"
 }

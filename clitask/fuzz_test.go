@@ -87,7 +87,7 @@ func FuzzParseRuns(f *testing.F) {
 			return
 		}
 		for i := range runs {
-			src := &clitask.TraceSource{Recorded: &runs[i].Trace}
+			src := clitask.MemorySource(&runs[i].Trace)
 			for _, spec := range specs {
 				res := check(t, spec, src)
 				if res.Status == "" || res.Details == "" {
@@ -117,7 +117,7 @@ func FuzzPattern(f *testing.F) {
 		}
 		// The check agrees with the pattern.
 		res := check(t, `{"run_count": {"pattern": `+jsonString(pattern)+`, "min": 1}}`,
-			&clitask.TraceSource{Recorded: &clitask.Trace{Commands: []clitask.Command{{Command: text}}}})
+			clitask.MemorySource(&clitask.Trace{Commands: []clitask.Command{{Command: text}}}))
 		if err != nil {
 			if res.Status != assert.StatusError {
 				t.Fatalf("a match error gave %s", res.Status)

@@ -37,6 +37,15 @@ func gitTrace(dir string) *clitask.Trace {
 	}}
 }
 
+// errSource is a Source whose trace cannot be read.
+type errSource struct{ err error }
+
+func (s errSource) Trace(context.Context) (*clitask.Trace, error) { return nil, s.err }
+
+func (s errSource) Verify(_ context.Context, command string) (clitask.Command, error) {
+	return clitask.Command{Command: command}, s.err
+}
+
 // check decodes spec through the default registry and checks it against
 // src.
 func check(t *testing.T, spec string, src clitask.Source) assert.Result {
@@ -47,7 +56,7 @@ func check(t *testing.T, spec string, src clitask.Source) assert.Result {
 	}
 	env := assert.NewEnv()
 	clitask.Attach(env, src)
-	return a.Check(context.Background(), env).Normalize()
+	return assert.Run(context.Background(), a, env)
 }
 
 func TestKinds(t *testing.T) {
@@ -119,7 +128,7 @@ func TestKinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src := &clitask.TraceSource{Recorded: traces[tt.trace]}
+			src := clitask.MemorySource(traces[tt.trace])
 			got := check(t, tt.spec, src)
 			if got.Status != tt.want || !strings.Contains(got.Details, tt.details) {
 				t.Errorf("got %s %q\nwant %s containing %q", got.Status, got.Details, tt.want, tt.details)
@@ -167,7 +176,7 @@ func TestEvidenceProblemsAreErrors(t *testing.T) {
 		`{"file_exists": "x"}`, `{"file_contains": {"path": "x", "text": "y"}}`, `{"ran": "x"}`, `{"not_ran": "x"}`,
 		`{"run_count": {"pattern": "x", "min": 0}}`, `{"verify": {"run": "true"}}`,
 	}
-	broken := &clitask.TraceSource{Err: errors.New("trace.json: not JSON")}
+	broken := errSource{errors.New("trace.json: not JSON")}
 	for _, spec := range specs {
 		a, err := assert.Decode([]byte(spec))
 		if err != nil {
@@ -186,12 +195,12 @@ func TestEvidenceProblemsAreErrors(t *testing.T) {
 	}
 	// File checks need a workdir.
 	for _, spec := range []string{`{"file_exists": "x"}`, `{"file_contains": {"path": "x", "text": "y"}}`, `{"verify": {"run": "true"}}`} {
-		res := check(t, spec, &clitask.TraceSource{Recorded: &clitask.Trace{}})
+		res := check(t, spec, clitask.MemorySource(&clitask.Trace{}))
 		if res.Status != assert.StatusError || !strings.Contains(res.Details, "no workdir") {
 			t.Errorf("%s without a workdir: %s %q", spec, res.Status, res.Details)
 		}
 		gone := filepath.Join(t.TempDir(), "gone")
-		res = check(t, spec, &clitask.TraceSource{Recorded: &clitask.Trace{Workdir: gone}})
+		res = check(t, spec, clitask.MemorySource(&clitask.Trace{Workdir: gone}))
 		if res.Status != assert.StatusError {
 			t.Errorf("%s with a missing workdir: %s %q", spec, res.Status, res.Details)
 		}
@@ -200,7 +209,7 @@ func TestEvidenceProblemsAreErrors(t *testing.T) {
 
 func TestLongOutputIsQuotedTruncatedButCheckedInFull(t *testing.T) {
 	long := strings.Repeat("x", 4500) + "NEEDLE" + strings.Repeat("y", 500)
-	src := &clitask.TraceSource{Recorded: &clitask.Trace{Commands: []clitask.Command{{Command: "gen", Stdout: long}}}}
+	src := clitask.MemorySource(&clitask.Trace{Commands: []clitask.Command{{Command: "gen", Stdout: long}}})
 	if res := check(t, `{"output_contains": "NEEDLE"}`, src); res.Status != assert.StatusPassed {
 		t.Fatalf("the check must read the full output: %s %q", res.Status, res.Details)
 	}
@@ -219,7 +228,7 @@ func TestLongOutputIsQuotedTruncatedButCheckedInFull(t *testing.T) {
 
 func TestVerifyTimeoutKillsProcessGroup(t *testing.T) {
 	dir := t.TempDir()
-	src := &clitask.TraceSource{Recorded: &clitask.Trace{Workdir: dir}, Exec: clitask.Executor{Timeout: 300 * time.Millisecond}}
+	src := clitask.MemorySource(&clitask.Trace{Workdir: dir}, clitask.VerifyTimeout(300*time.Millisecond))
 	start := time.Now()
 	// The background sleep is in the verify's process group: it must die too.
 	res := check(t, `{"verify": {"run": "sleep 30 & echo $! > bg.pid; sleep 30"}}`, src)

@@ -19,7 +19,7 @@ func TestPatternMatchTimeout(t *testing.T) {
 	p.re.MatchTimeout = 50 * time.Millisecond
 	tr := &Trace{Commands: []Command{{Command: strings.Repeat("a", 40) + "!"}}}
 	env := assert.NewEnv()
-	Attach(env, &TraceSource{Recorded: tr})
+	Attach(env, MemorySource(tr))
 	start := time.Now()
 	res := ranCheck{pattern: p}.Check(context.Background(), env)
 	if res.Status != assert.StatusError || !strings.Contains(res.Details, "timeout") {

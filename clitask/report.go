@@ -133,11 +133,14 @@ func summarize(scope []*Task, runs []RunResult, th *Thresholds) *Report {
 	return rep
 }
 
-// Check evaluates the task's assertions, in order, against src. The task
-// passes when every assertion passes; every one is evaluated either way.
+// Check evaluates the task's assertions, in order, against src, each through
+// assert.Run (a check that panics reports status error; results are
+// normalised). The trace is taken once, so every assertion judges the same
+// commands. The task passes when every assertion passes; every one is
+// evaluated either way.
 func (t *Task) Check(ctx context.Context, src Source) (passed bool, results []AssertionResult) {
 	if _, ok := src.(runeSource); !ok {
-		tr, err := src.Trace()
+		tr, err := src.Trace(ctx)
 		src = &snapshot{Source: src, trace: tr, err: err}
 	}
 	env := assert.NewEnv()
@@ -145,11 +148,24 @@ func (t *Task) Check(ctx context.Context, src Source) (passed bool, results []As
 	results = make([]AssertionResult, len(t.Assert))
 	passed = true
 	for i, a := range t.Assert {
-		res := a.Check(ctx, env).Normalize()
-		results[i] = AssertionResult{Kind: a.Kind(), Status: res.Status, Passed: res.Passed, Details: res.Details, Evidence: res.Evidence}
+		res := assert.Run(ctx, a, env)
+		results[i] = AssertionResult{Kind: kindOf(a), Status: res.Status, Passed: res.Passed, Details: res.Details, Evidence: res.Evidence}
 		passed = passed && res.Passed
 	}
 	return passed, results
+}
+
+// kindOf is a.Kind(), or "?" for a nil assertion or one whose Kind panics.
+func kindOf(a assert.Assertion) (kind string) {
+	defer func() {
+		if recover() != nil {
+			kind = "?"
+		}
+	}()
+	if a == nil {
+		return "?"
+	}
+	return a.Kind()
 }
 
 // ErrUnknownTask is wrapped by errors about a task id the suite lacks.
@@ -186,6 +202,12 @@ type CheckOptions struct {
 	// Environ is the base environment of verify; nil means the process
 	// environment. The suite's and the task's env override it.
 	Environ []string
+	// PatternBudget bounds each ran, not_ran and run_count check; 0 means
+	// DefaultPatternBudget.
+	PatternBudget time.Duration
+	// MaxFileSize caps the file each file_contains reads; 0 means
+	// check.DefaultMaxFileSize.
+	MaxFileSize int64
 }
 
 // Check evaluates recorded runs against the suite's tasks and returns the
@@ -220,9 +242,8 @@ func (s *Suite) Check(ctx context.Context, runs []Run, opts CheckOptions) (*Repo
 			return nil, err
 		}
 		t, _ := s.Task(r.TaskID)
-		src := &TraceSource{Recorded: &r.Trace, Exec: Executor{
-			Dir: r.Workdir, Env: s.Environ(t, r.Workdir, opts.Environ), Timeout: opts.VerifyTimeout,
-		}}
+		src := MemorySource(&r.Trace, VerifyEnv(s.Environ(t, r.Workdir, opts.Environ)), VerifyTimeout(opts.VerifyTimeout),
+			PatternBudget(opts.PatternBudget), MaxFileSize(opts.MaxFileSize))
 		passed, res := t.Check(ctx, src)
 		model := r.Model
 		if model == "" {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/assaykit/assay/internal/pool"
 )
 
 // Agent is the harness's side of a run: its LLM loop, which works on the
@@ -62,6 +64,12 @@ type Runner struct {
 	// KeepWorkdirs leaves fresh working directories in place (for
 	// debugging); by default each is removed after its run is evaluated.
 	KeepWorkdirs bool
+	// PatternBudget bounds each ran, not_ran and run_count check; 0 means
+	// DefaultPatternBudget.
+	PatternBudget time.Duration
+	// MaxFileSize caps the file each file_contains reads; 0 means
+	// check.DefaultMaxFileSize.
+	MaxFileSize int64
 }
 
 // job is one run to make.
@@ -124,38 +132,20 @@ func (r *Runner) Run(ctx context.Context, s *Suite, taskIDs ...string) (*Report,
 	var (
 		mu       sync.Mutex
 		firstErr error
-		wg       sync.WaitGroup
 	)
-	next := make(chan int)
-	for range min(workers, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				res, err := r.runOne(ctx, s, jobs[i])
-				mu.Lock()
-				if err != nil {
-					if firstErr == nil {
-						firstErr = err
-					}
-					cancel()
-				} else {
-					results[i], done[i] = res, true
-				}
-				mu.Unlock()
+	pool.Each(ctx, len(jobs), workers, func(i int) {
+		res, err := r.runOne(ctx, s, jobs[i])
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
 			}
-		}()
-	}
-feed:
-	for i := range jobs {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
+			cancel()
+			return
 		}
-	}
-	close(next)
-	wg.Wait()
+		results[i], done[i] = res, true
+	})
 	var completed []RunResult
 	for i, ok := range done {
 		if ok {
@@ -179,7 +169,8 @@ func (r *Runner) runOne(ctx context.Context, s *Suite, j job) (RunResult, error)
 	if !r.KeepWorkdirs {
 		defer ws.Close()
 	}
-	sh := NewShell(Executor{Dir: ws.Dir, Env: ws.Env, Timeout: r.CommandTimeout, MaxOutput: r.MaxOutput}, VerifyTimeout(r.VerifyTimeout))
+	sh := NewShell(Executor{Dir: ws.Dir, Env: ws.Env, Timeout: r.CommandTimeout, MaxOutput: r.MaxOutput},
+		VerifyTimeout(r.VerifyTimeout), PatternBudget(r.PatternBudget), MaxFileSize(r.MaxFileSize))
 	defer sh.Close()
 	agentErr := r.Agent.Attempt(ctx, &Attempt{Suite: s, Task: j.task, Model: j.model, Repeat: j.repeat, Shell: sh})
 	if err := ctx.Err(); err != nil {
@@ -190,7 +181,7 @@ func (r *Runner) runOne(ctx context.Context, s *Suite, j job) (RunResult, error)
 	if model == "" {
 		model = DefaultModel
 	}
-	tr, _ := sh.Trace()
+	tr, _ := sh.Trace(context.WithoutCancel(ctx))
 	return RunResult{TaskID: j.task.ID, Model: model, Passed: passed && agentErr == nil, Assertions: res,
 		Err: agentErr, Trace: s.Redact(tr, ws.Env)}, nil
 }

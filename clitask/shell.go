@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"sync"
-	"time"
 )
 
 // Shell is a recording shell for harnesses: it runs the commands an agent
@@ -16,10 +15,13 @@ import (
 // recorded in the order they finish.
 //
 // Processes a command leaves running in the background (a dev server, say)
-// live on until Close, which kills them.
+// live on until Close, which ends them: with a child subreaper (see
+// BecomeSubreaper) every process the shell's commands started, new
+// sessions included; without, the processes of their process groups.
 type Shell struct {
-	exec          Executor
-	verifyTimeout time.Duration
+	exec Executor
+	opts options
+	tag  string
 
 	mu       sync.Mutex
 	commands []Command
@@ -30,21 +32,11 @@ type Shell struct {
 // ErrShellClosed is returned by Run after Close.
 var ErrShellClosed = errors.New("clitask: shell is closed")
 
-// ShellOption configures a Shell.
-type ShellOption func(*Shell)
-
-// VerifyTimeout sets the timeout of verify commands (by default the
-// executor's).
-func VerifyTimeout(d time.Duration) ShellOption { return func(s *Shell) { s.verifyTimeout = d } }
-
 // NewShell returns a shell that runs commands with e (e.Dir is the working
-// directory).
-func NewShell(e Executor, opts ...ShellOption) *Shell {
-	s := &Shell{exec: e}
-	for _, o := range opts {
-		o(s)
-	}
-	return s
+// directory). Of the options, VerifyTimeout, PatternBudget and MaxFileSize
+// apply; verify runs with e's environment.
+func NewShell(e Executor, opts ...Option) *Shell {
+	return &Shell{exec: e, opts: newOptions(opts), tag: newTag()}
 }
 
 // Workdir returns the working directory.
@@ -60,47 +52,57 @@ func (s *Shell) Run(ctx context.Context, command string) (Command, error) {
 	if closed {
 		return Command{Command: command}, ErrShellClosed
 	}
-	c, pgid, err := s.exec.run(ctx, command)
+	c, pgid, err := s.exec.run(ctx, command, runSpec{tag: s.tag, note: true})
 	if pgid == 0 {
 		return c, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.commands = append(s.commands, c)
-	if s.closed {
-		killGroup(pgid)
-	} else {
+	closed = s.closed
+	if !closed {
 		s.groups = append(s.groups, pgid)
+	}
+	s.mu.Unlock()
+	if closed {
+		// Close ran meanwhile: what this command left must go too.
+		endShell(s.tag, []int{pgid})
 	}
 	return c, err
 }
 
-// Trace returns a copy of what the shell recorded so far. It never fails.
-func (s *Shell) Trace() (*Trace, error) {
+// Trace returns a copy of what the shell recorded so far. It fails only
+// when ctx has ended.
+func (s *Shell) Trace(ctx context.Context) (*Trace, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return &Trace{Workdir: s.exec.Dir, Commands: slices.Clone(s.commands)}, nil
 }
 
 // Verify runs command in the working directory with the shell's environment
-// and timeout, without recording it.
+// and timeout, without recording it, and ends every process it left behind
+// (not those of the recorded commands) before returning.
 func (s *Shell) Verify(ctx context.Context, command string) (Command, error) {
 	e := s.exec
-	if s.verifyTimeout > 0 {
-		e.Timeout = s.verifyTimeout
+	if s.opts.verifyTimeout > 0 {
+		e.Timeout = s.opts.verifyTimeout
 	}
-	return e.Run(ctx, command)
+	return e.verify(ctx, command)
 }
 
-// Close kills the process groups of every recorded command, so nothing an
-// agent left in the background outlives the task, and makes later Runs fail.
+func (s *Shell) limits() limits { return s.opts.limits() }
+
+// Close ends every process the recorded commands left running, so nothing
+// an agent started outlives the task, and makes later Runs fail. It never
+// signals a process the shell did not start.
 func (s *Shell) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.closed = true
-	for _, g := range s.groups {
-		killGroup(g)
-	}
+	groups := s.groups
 	s.groups = nil
+	s.mu.Unlock()
+	endShell(s.tag, groups)
 	return nil
 }

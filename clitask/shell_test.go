@@ -117,7 +117,7 @@ func TestShellRecordsConcurrently(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	tr, err := sh.Trace()
+	tr, err := sh.Trace(context.Background())
 	if err != nil || len(tr.Commands) != 8 || tr.Workdir != dir {
 		t.Fatalf("trace %+v, %v", tr, err)
 	}
@@ -125,7 +125,7 @@ func TestShellRecordsConcurrently(t *testing.T) {
 	if c, err := sh.Verify(context.Background(), "cat f3.txt"); err != nil || c.Stdout != "3\n" {
 		t.Fatalf("verify: %+v, %v", c, err)
 	}
-	if tr, _ := sh.Trace(); len(tr.Commands) != 8 {
+	if tr, _ := sh.Trace(context.Background()); len(tr.Commands) != 8 {
 		t.Fatalf("verify was recorded: %d commands", len(tr.Commands))
 	}
 }
@@ -137,7 +137,7 @@ func TestShellTimeoutIsRecorded(t *testing.T) {
 	if !errors.Is(err, clitask.ErrTimeout) {
 		t.Fatalf("err = %v", err)
 	}
-	tr, _ := sh.Trace()
+	tr, _ := sh.Trace(context.Background())
 	if len(tr.Commands) != 1 || tr.Commands[0].ExitCode != clitask.TimeoutExitCode {
 		t.Fatalf("trace %+v", tr)
 	}

@@ -4,94 +4,221 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 )
 
 // Source is the evidence the ten CLI kinds read: the trace of one task run,
 // and a way to run verify commands in its working directory afterwards.
-// Attach one to an assert.Env with Attach. Shell and TraceSource implement
-// it.
+// Attach one to an assert.Env with Attach. MemorySource, FolderSource and
+// Shell implement it; so can a harness's own type.
 type Source interface {
 	// Trace returns the run's trace. An error means the evidence cannot be
 	// read (a trace file that is not JSON, say); every check then reports
 	// status error.
-	Trace() (*Trace, error)
+	Trace(ctx context.Context) (*Trace, error)
 	// Verify runs command with sh -c in the working directory, with the
-	// task's environment and a timeout, without recording it. The error is
-	// as Executor.Run's.
+	// task's environment and a timeout, without recording it, and ends
+	// every process it left behind before returning. The record's stdout
+	// and stderr hold what was captured, without a note about the cap
+	// (Command.Capped says whether the cap cut them). The error is as
+	// Executor.Run's.
 	Verify(ctx context.Context, command string) (Command, error)
 }
 
 // Attach sets env's CLI source.
 func Attach(env *assert.Env, src Source) { assert.Attach[Source](env, src) }
 
-// TraceSource is a Source over a trace recorded earlier.
-type TraceSource struct {
-	// Recorded is the trace.
-	Recorded *Trace
-	// Err, when set, is why the trace could not be read; every check
-	// reports it with status error.
-	Err error
-	// Exec runs verify commands. Its Dir, when empty, is the trace's
-	// workdir; its Env, when nil, the process environment.
-	Exec Executor
-
-	runes runeCache
-}
+// DefaultPatternBudget bounds the matching of one ran, not_ran or run_count
+// check over all the commands of a trace, beside MatchTimeout per match.
+const DefaultPatternBudget = 5 * time.Second
 
 // ErrNoWorkdir is reported by checks that look at files when the trace does
 // not say where the task ran.
 var ErrNoWorkdir = errors.New("the trace has no workdir")
 
-// Trace returns the recorded trace, or Err.
-func (s *TraceSource) Trace() (*Trace, error) {
-	if s.Err != nil {
-		return nil, s.Err
-	}
-	if s.Recorded == nil {
-		return &Trace{}, nil
-	}
-	return s.Recorded, nil
+// Option tunes a Source: MemorySource, FolderSource or a Shell.
+type Option func(*options)
+
+type options struct {
+	env           []string
+	verifyTimeout time.Duration
+	budget        time.Duration
+	maxFileSize   int64
+	maxOutput     int
+	noFolder      bool // FolderSource of a snapshot not on disk
 }
 
-func (s *TraceSource) commandRunes(t *Trace) [][]rune {
-	if t != s.Recorded {
+// VerifyEnv sets the complete environment of verify commands (nil, the
+// default, means the process environment). A Shell runs verify with its
+// executor's environment and ignores it.
+func VerifyEnv(env []string) Option { return func(o *options) { o.env = env } }
+
+// VerifyTimeout sets the timeout of verify commands; <= 0 means
+// DefaultTimeout (a Shell: its executor's timeout).
+func VerifyTimeout(d time.Duration) Option { return func(o *options) { o.verifyTimeout = d } }
+
+// PatternBudget sets the total time one ran, not_ran or run_count check may
+// spend matching; <= 0 means DefaultPatternBudget.
+func PatternBudget(d time.Duration) Option { return func(o *options) { o.budget = d } }
+
+// MaxFileSize caps the bytes file_contains reads of one file (and, for a
+// FolderSource, of trace.json); <= 0 means check.DefaultMaxFileSize.
+func MaxFileSize(n int64) Option { return func(o *options) { o.maxFileSize = n } }
+
+func newOptions(opts []Option) options {
+	var o options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
+}
+
+// limits are what the checks of a source may read and spend.
+type limits struct {
+	budget      time.Duration
+	maxFileSize int64
+	// noFolder says a relative workdir has no folder to resolve against.
+	noFolder bool
+}
+
+func (o options) limits() limits {
+	l := limits{budget: o.budget, maxFileSize: o.maxFileSize, noFolder: o.noFolder}
+	if l.budget <= 0 {
+		l.budget = DefaultPatternBudget
+	}
+	if l.maxFileSize <= 0 {
+		l.maxFileSize = check.DefaultMaxFileSize
+	}
+	return l
+}
+
+// limiter is implemented by the sources of this package; a Source of
+// another package gets the defaults.
+type limiter interface{ limits() limits }
+
+func limitsOf(src Source) limits {
+	if l, ok := src.(limiter); ok {
+		return l.limits()
+	}
+	return options{}.limits()
+}
+
+// MemorySource is a Source over a trace held in memory (recorded earlier,
+// or built by a harness). Verify runs in the trace's workdir with the
+// process environment unless VerifyEnv says otherwise. The trace must not
+// change while checks read it.
+func MemorySource(t *Trace, opts ...Option) Source {
+	if t == nil {
+		t = &Trace{}
+	}
+	return &traceSource{trace: t, opts: newOptions(opts)}
+}
+
+// FolderSource is the Source of a snapshot's cli/ folder: it reads
+// trace.json from fsys (through check.ReadFile: a regular file of at most
+// maxFileSize bytes, <= 0 meaning check.DefaultMaxFileSize) once, on first
+// use, and shares the parse. The file holds one run object, or {"runs":
+// [...]} with exactly one run. dir is the folder on disk that fsys reads,
+// which a relative workdir resolves against; "" when the snapshot is not on
+// disk (a tarball, an embed.FS), where a relative workdir makes the checks
+// that look at the working directory report status error saying why. A
+// trace file that is missing, not a regular file, over the cap or not a
+// trace makes every check report status error.
+func FolderSource(fsys fs.FS, dir string, maxFileSize int64, opts ...Option) Source {
+	o := newOptions(append([]Option{MaxFileSize(maxFileSize)}, opts...))
+	o.noFolder = dir == ""
+	s := &traceSource{opts: o}
+	s.load = sync.OnceValues(func() (*Trace, error) {
+		const name = "trace.json"
+		data, err := check.ReadFile(fsys, name, o.maxFileSize)
+		if err != nil {
+			return nil, &TraceError{Location: assert.Location{File: name}, Message: errorText(err), Err: err}
+		}
+		runs, err := ParseRuns(data, "")
+		if err != nil {
+			var te *TraceError
+			if errors.As(err, &te) {
+				te.File = name
+			}
+			return nil, err
+		}
+		if len(runs) != 1 {
+			return nil, &TraceError{Location: assert.Location{File: name, Pointer: "/runs"},
+				Message: fmt.Sprintf("holds %d runs; the trace of one rollout holds exactly one", len(runs))}
+		}
+		t := &runs[0].Trace
+		if t.Workdir != "" && !filepath.IsAbs(t.Workdir) && dir != "" {
+			abs, err := filepath.Abs(filepath.Join(dir, t.Workdir))
+			if err == nil {
+				t.Workdir = abs
+			}
+		}
+		return t, nil
+	})
+	return s
+}
+
+// errorText is err's message without the file name a *check.FileError
+// starts with, which the TraceError names already.
+func errorText(err error) string {
+	var fe *check.FileError
+	if errors.As(err, &fe) {
+		msg := fe.Error()
+		if len(msg) > len(fe.Path)+2 && msg[:len(fe.Path)+2] == fe.Path+": " {
+			return msg[len(fe.Path)+2:]
+		}
+		return msg
+	}
+	return err.Error()
+}
+
+// traceSource is MemorySource and FolderSource.
+type traceSource struct {
+	trace *Trace
+	load  func() (*Trace, error) // FolderSource: reads the file once
+	opts  options
+	runes runeCache
+}
+
+func (s *traceSource) Trace(ctx context.Context) (*Trace, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.load != nil {
+		return s.load()
+	}
+	return s.trace, nil
+}
+
+func (s *traceSource) limits() limits { return s.opts.limits() }
+
+func (s *traceSource) commandRunes(t *Trace) [][]rune {
+	if got, err := s.Trace(context.Background()); err != nil || got != t {
 		return nil
 	}
 	return s.runes.get(t)
 }
 
 // Verify runs command in the trace's working directory.
-func (s *TraceSource) Verify(ctx context.Context, command string) (Command, error) {
-	t, err := s.Trace()
+func (s *traceSource) Verify(ctx context.Context, command string) (Command, error) {
+	t, err := s.Trace(ctx)
 	if err != nil {
 		return Command{Command: command}, err
 	}
-	e := s.Exec
-	if e.Dir == "" {
-		e.Dir = t.Workdir
-	}
-	if e.Dir == "" {
-		return Command{Command: command}, ErrNoWorkdir
-	}
-	return e.Run(ctx, command)
-}
-
-// OpenTrace reads the trace of one run from a file (a single run object, or
-// a {"runs": [...]} file holding exactly one run), as a sandbox snapshot's
-// cli/trace.json holds it. It never fails: a file that is missing or cannot
-// be read gives a source whose checks report status error saying so.
-func OpenTrace(path string) *TraceSource {
-	runs, err := ReadRuns(path)
+	dir, err := workdirOf(t, s.opts.limits())
 	if err != nil {
-		return &TraceSource{Err: err}
+		return Command{Command: command}, err
 	}
-	if len(runs) != 1 {
-		return &TraceSource{Err: &TraceError{File: path, Pointer: "/runs", Message: fmt.Sprintf("holds %d runs; the trace of one rollout holds exactly one", len(runs))}}
-	}
-	return &TraceSource{Recorded: &runs[0].Trace}
+	e := Executor{Dir: dir, Env: s.opts.env, Timeout: s.opts.verifyTimeout, MaxOutput: s.opts.maxOutput}
+	return e.verify(ctx, command)
 }
 
 // runeCache holds a trace's command strings as runes, converted once and
@@ -127,7 +254,14 @@ type snapshot struct {
 	runes runeCache
 }
 
-func (s *snapshot) Trace() (*Trace, error) { return s.trace, s.err }
+func (s *snapshot) Trace(ctx context.Context) (*Trace, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.trace, s.err
+}
+
+func (s *snapshot) limits() limits { return limitsOf(s.Source) }
 
 func (s *snapshot) commandRunes(t *Trace) [][]rune {
 	if t != s.trace || t == nil {

@@ -2,6 +2,7 @@ package clitask
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,9 +15,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/pool"
 	"github.com/dlclark/regexp2"
 	"gopkg.in/yaml.v3"
 )
@@ -130,35 +132,21 @@ func (s *Suite) Task(id string) (*Task, bool) {
 	return t, ok
 }
 
-// Problem is one thing wrong with a suite or task file, located by file,
-// line and column (1-based; 0 when unknown) and by JSON pointer into the
-// document read as JSON.
+// Problem is one thing wrong with a suite or task file. Its Location holds
+// the file, the 1-based line and column (0 when unknown) and the JSON
+// pointer into the document read as JSON.
 type Problem struct {
-	File    string `json:"file"`
-	Line    int    `json:"line,omitempty"`
-	Column  int    `json:"column,omitempty"`
-	Pointer string `json:"pointer"`
+	assert.Location
 	Message string `json:"message"`
 }
 
 // String renders the problem as "file:line:col: /pointer: message", leaving
 // out what is unknown.
-func (p Problem) String() string {
-	var b strings.Builder
-	b.WriteString(p.File)
-	if p.Line > 0 {
-		b.WriteString(":" + strconv.Itoa(p.Line))
-		if p.Column > 0 {
-			b.WriteString(":" + strconv.Itoa(p.Column))
-		}
-	}
-	b.WriteString(": ")
-	if p.Pointer != "" {
-		b.WriteString(p.Pointer)
-		b.WriteString(": ")
-	}
-	b.WriteString(p.Message)
-	return b.String()
+func (p Problem) String() string { return p.Location.Prefix(p.Message) }
+
+// problemAt builds a Problem.
+func problemAt(file string, line, col int, ptr, msg string) Problem {
+	return Problem{Location: assert.Location{File: file, Line: line, Column: col, Pointer: ptr}, Message: msg}
 }
 
 // SuiteError lists every problem found loading a suite or task file.
@@ -179,9 +167,9 @@ func (e *SuiteError) Error() string {
 // includes. Every problem found, in any file, is reported in one
 // *SuiteError; an unreadable suite file is a plain error.
 func LoadSuite(path string) (*Suite, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("clitask: %w", err)
+		return nil, fmt.Errorf("clitask: %s: %s", path, errorText(err))
 	}
 	return ParseSuite(path, data)
 }
@@ -275,7 +263,7 @@ func (d *document) at(ptr string) (int, int) {
 
 func (d *document) problem(ptr, msg string) Problem {
 	line, col := d.at(ptr)
-	return Problem{File: d.file, Line: line, Column: col, Pointer: ptr, Message: msg}
+	return problemAt(d.file, line, col, ptr, msg)
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
@@ -289,7 +277,7 @@ func (l *loader) read(file string, data []byte, v *assert.Validator) *document {
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
-			l.add(Problem{File: file, Message: "the file is empty"})
+			l.add(problemAt(file, 0, 0, "", "the file is empty"))
 			return nil
 		}
 		l.add(yamlProblem(file, err))
@@ -297,7 +285,7 @@ func (l *loader) read(file string, data []byte, v *assert.Validator) *document {
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		l.add(Problem{File: file, Line: extra.Line, Column: extra.Column, Message: "the file holds more than one YAML document"})
+		l.add(problemAt(file, extra.Line, extra.Column, "", "the file holds more than one YAML document"))
 		return nil
 	} else if !errors.Is(err, io.EOF) {
 		l.add(yamlProblem(file, err))
@@ -305,7 +293,7 @@ func (l *loader) read(file string, data []byte, v *assert.Validator) *document {
 	}
 	yd, err := assert.ConvertYAML(&root)
 	if err != nil {
-		p := Problem{File: file, Message: err.Error()}
+		p := problemAt(file, 0, 0, "", err.Error())
 		var ye *assert.YAMLError
 		if errors.As(err, &ye) {
 			p.Line, p.Column, p.Message = ye.Line, ye.Column, ye.Message
@@ -315,7 +303,8 @@ func (l *loader) read(file string, data []byte, v *assert.Validator) *document {
 	}
 	d := &document{file: file, root: &root, raw: yd.JSON, pos: yd.Positions, value: yd.Value}
 	pos := yd.Positions
-	if wantList := v == taskListValidator; wantList != isList(d.value) {
+	wantList := v == taskListValidator
+	if wantList != isList(d.value) {
 		msg := "a suite file is a mapping with cli and tasks, not " + yamlKind(d.value)
 		if wantList {
 			msg = "a task file holds a list of tasks, not " + yamlKind(d.value)
@@ -326,7 +315,11 @@ func (l *loader) read(file string, data []byte, v *assert.Validator) *document {
 	}
 	for _, x := range v.Validate(d.value, pos) {
 		d.invalid = append(d.invalid, x.Pointer)
-		l.add(Problem{File: file, Line: x.Line, Column: x.Column, Pointer: x.Pointer, Message: x.Message})
+		msg := x.Message
+		if item, ok := valueAt(d.value, x.Pointer).(string); ok && wantList && strings.HasPrefix(item, "file://") {
+			msg = "a task file cannot include other task files: file:// items belong in a suite's tasks"
+		}
+		l.add(problemAt(file, x.Line, x.Column, x.Pointer, msg))
 	}
 	return d
 }
@@ -335,7 +328,7 @@ func (l *loader) read(file string, data []byte, v *assert.Validator) *document {
 // key") into a Problem with the line.
 func yamlProblem(file string, err error) Problem {
 	msg := err.Error()
-	p := Problem{File: file}
+	p := problemAt(file, 0, 0, "", "")
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		p.Line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
@@ -376,7 +369,7 @@ type wireSuite struct {
 func (l *loader) suite(path string, data []byte) *Suite {
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
-		l.add(Problem{File: path, Message: err.Error()})
+		l.add(problemAt(path, 0, 0, "", err.Error()))
 		return nil
 	}
 	d := l.read(path, data, suiteValidator)
@@ -400,6 +393,7 @@ func (l *loader) suite(path string, data []byte) *Suite {
 			parts[i] = l.task(d, ptr)
 		}
 	}
+	refs = dedupe(refs)
 	for i, res := range readTaskFiles(refs) {
 		l.problems = append(l.problems, res.problems...)
 		parts[refs[i].item] = append(parts[refs[i].item], res.tasks...)
@@ -484,39 +478,56 @@ func (l *loader) include(d *document, ptr, dir, item string, index int) []taskFi
 	return refs
 }
 
+// dedupe keeps the first of the refs that name the same file: the same
+// absolute path once cleaned and with its links resolved. A task file
+// matched by two includes loads once, at its first position.
+func dedupe(refs []taskFileRef) []taskFileRef {
+	seen := make(map[string]bool, len(refs))
+	out := refs[:0:0]
+	for _, r := range refs {
+		key := filepath.Clean(r.path)
+		if abs, err := filepath.Abs(key); err == nil {
+			key = abs
+		}
+		if real, err := filepath.EvalSymlinks(key); err == nil {
+			key = real
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, r)
+	}
+	return out
+}
+
 type taskFileResult struct {
 	tasks    []*Task
 	problems []Problem
 }
 
 // readTaskFiles reads task files in parallel (bounded by GOMAXPROCS); the
-// results are in the order of refs.
+// results are in the order of refs. Each file is read as evidence is: a
+// regular file of at most check.DefaultMaxFileSize bytes.
 func readTaskFiles(refs []taskFileRef) []taskFileResult {
 	out := make([]taskFileResult, len(refs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(refs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				var fl loader
-				data, err := os.ReadFile(refs[i].path)
-				if err != nil {
-					fl.add(refs[i].problem(err.Error()))
-				} else {
-					out[i].tasks = fl.taskFile(refs[i].name, data)
-				}
-				out[i].problems = fl.problems
-			}
-		}()
-	}
-	for i := range refs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	pool.Each(context.Background(), len(refs), runtime.GOMAXPROCS(0), func(i int) {
+		var fl loader
+		data, err := readFile(refs[i].path)
+		if err != nil {
+			fl.add(refs[i].problem(errorText(err)))
+		} else {
+			out[i].tasks = fl.taskFile(refs[i].name, data)
+		}
+		out[i].problems = fl.problems
+	})
 	return out
+}
+
+// readFile reads a suite or task file named by a path: a regular file (a
+// link to one is followed) of at most check.DefaultMaxFileSize bytes.
+func readFile(path string) ([]byte, error) {
+	return check.ReadFile(os.DirFS(filepath.Dir(path)), filepath.Base(path), 0)
 }
 
 // taskFile reads a file holding a list of tasks.
@@ -624,7 +635,7 @@ func (l *loader) checkIDs(tasks []*Task) map[string]*Task {
 	byID := make(map[string]*Task, len(tasks))
 	for _, t := range tasks {
 		if first, dup := byID[t.ID]; dup {
-			l.add(Problem{File: t.File, Line: t.Line, Column: t.Column, Message: fmt.Sprintf("duplicate task id %q (first defined at %s)", t.ID, first.location())})
+			l.add(problemAt(t.File, t.Line, t.Column, "", fmt.Sprintf("duplicate task id %q (first defined at %s)", t.ID, first.location())))
 			continue
 		}
 		byID[t.ID] = t

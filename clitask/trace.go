@@ -9,7 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
+
+	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/jsonkind"
+	"github.com/tidwall/gjson"
 )
 
 // Command is one command of a trace: the full command string as given to the
@@ -20,6 +24,12 @@ type Command struct {
 	Stdout     string `json:"stdout"`
 	Stderr     string `json:"stderr"`
 	DurationMS int64  `json:"duration_ms"`
+	// Capped is, for a command this package ran, the executor's output cap
+	// in bytes when stdout or stderr was cut at it; 0 when nothing was cut
+	// (and always in a trace read from JSON). A Shell's record then ends the
+	// cut stream with a note saying how much was dropped; a Verify record
+	// holds only what was captured.
+	Capped int `json:"-"`
 }
 
 // Trace is the evidence of one task run: the working directory and the
@@ -28,7 +38,7 @@ type Trace struct {
 	// Workdir is the task's working directory. Traces read from a file hold
 	// it as an absolute path (a relative one is resolved against the file's
 	// folder); "" means unknown, and the checks that look at files report
-	// status error.
+	// status error, as they do when it does not exist.
 	Workdir  string    `json:"workdir"`
 	Commands []Command `json:"commands"`
 }
@@ -50,54 +60,36 @@ type Run struct {
 	Trace
 }
 
-// TraceError reports a trace file that cannot be read. Line and Column
-// (1-based, 0 when unknown) locate JSON syntax and type errors; Pointer (a
-// JSON pointer) names the offending value.
+// TraceError reports a trace file that cannot be read. Its Location holds
+// the file, the 1-based line and column of the offending value (syntax and
+// type errors) and its JSON pointer.
 type TraceError struct {
-	File    string
-	Line    int
-	Column  int
-	Pointer string
+	assert.Location
 	Message string
 	Err     error
 }
 
-// Error renders "file:line:col: pointer: message", leaving out what is
+// Error renders "file:line:col: /pointer: message", leaving out what is
 // unknown.
-func (e *TraceError) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		b.WriteString(":")
-	}
-	if e.Line > 0 {
-		fmt.Fprintf(&b, "%d:%d:", e.Line, e.Column)
-	}
-	if b.Len() > 0 {
-		b.WriteString(" ")
-	}
-	if e.Pointer != "" {
-		b.WriteString(e.Pointer)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Message)
-	return b.String()
-}
+func (e *TraceError) Error() string { return e.Location.Prefix(e.Message) }
 
 // Unwrap returns the underlying cause.
 func (e *TraceError) Unwrap() error { return e.Err }
 
-// ReadRuns reads a trace file: {"runs": [run, ...]} or a single run object
-// {"task_id"?, "model"?, "workdir", "commands": [...]}. Relative workdirs are
-// resolved against the file's folder.
+// ReadRuns reads a trace file named on a command line: {"runs": [run, ...]}
+// or a single run object {"task_id"?, "model"?, "workdir", "commands":
+// [...]}. Relative workdirs are resolved against the file's folder. The file
+// must be a regular file (a symbolic link to one is followed) of at most
+// check.DefaultMaxFileSize bytes; anything else is a *TraceError wrapping a
+// *check.FileError, never a hang on a FIFO.
 func ReadRuns(path string) ([]Run, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &TraceError{File: path, Message: err.Error(), Err: err}
-	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
-		return nil, &TraceError{File: path, Message: err.Error(), Err: err}
+		return nil, &TraceError{Location: assert.Location{File: path}, Message: err.Error(), Err: err}
+	}
+	data, err := check.ReadFile(os.DirFS(dir), filepath.Base(path), 0)
+	if err != nil {
+		return nil, &TraceError{Location: assert.Location{File: path}, Message: errorText(err), Err: err}
 	}
 	runs, err := ParseRuns(data, dir)
 	if err != nil {
@@ -117,176 +109,192 @@ func ReadRuns(path string) ([]Run, error) {
 // without "commands" are errors. The error is a *TraceError.
 func ParseRuns(data []byte, dir string) ([]Run, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	const shape = `a trace must be a JSON object: a run, or {"runs": [...]}`
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] != '{' && json.Valid(t) {
-		return nil, &TraceError{Line: 1, Column: 1 + bytes.Index(data, t[:1]), Message: shape}
+	if !gjson.ValidBytes(data) {
+		return nil, syntaxError(data)
 	}
-	var doc wireDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, jsonError(data, err)
+	p := parser{data: data, dir: dir}
+	root := gjson.ParseBytes(data)
+	if !root.IsObject() {
+		return nil, p.fail(root, "", fmt.Sprintf(`a trace must be a JSON object: a run, or {"runs": [...]}, not %s`, jsonkind.OfResult(root)))
 	}
-	if doc.Runs == nil {
-		r, err := doc.wireRun.run("", dir)
+	runs := root.Get("runs")
+	if !runs.Exists() || runs.Type == gjson.Null {
+		r, err := p.run(root, "")
 		if err != nil {
 			return nil, err
 		}
 		return []Run{r}, nil
 	}
-	runs := make([]Run, len(*doc.Runs))
-	for i, w := range *doc.Runs {
-		if w == nil {
-			return nil, &TraceError{Pointer: "/runs/" + strconv.Itoa(i), Message: "a run must be a JSON object, not null"}
+	if !runs.IsArray() {
+		return nil, p.typeError(runs, "/runs", "runs", "an array of runs")
+	}
+	var out []Run
+	var err error
+	i := 0
+	runs.ForEach(func(_, v gjson.Result) bool {
+		ptr := "/runs/" + strconv.Itoa(i)
+		i++
+		switch {
+		case v.Type == gjson.Null:
+			err = p.fail(v, ptr, "a run must be a JSON object, not null")
+		case !v.IsObject():
+			err = p.typeError(v, ptr, "runs", "a run object")
+		default:
+			var r Run
+			r, err = p.run(v, ptr)
+			out = append(out, r)
 		}
-		r, err := w.run("/runs/"+strconv.Itoa(i), dir)
-		if err != nil {
-			return nil, err
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []Run{}
+	}
+	return out, nil
+}
+
+// parser reads a trace document that is valid JSON.
+type parser struct {
+	data []byte
+	dir  string
+}
+
+// fail is a TraceError at v.
+func (p *parser) fail(v gjson.Result, ptr, msg string) *TraceError {
+	line, col := assert.LineColumn(p.data, v.Index)
+	return &TraceError{Location: assert.Location{Line: line, Column: col, Pointer: ptr}, Message: msg}
+}
+
+// typeError says that the member name at ptr is not of the type want.
+func (p *parser) typeError(v gjson.Result, ptr, name, want string) *TraceError {
+	return p.fail(v, ptr, fmt.Sprintf("%s must be %s, not %s", name, want, jsonkind.OfResult(v)))
+}
+
+// str reads an optional string member: missing and null read as "".
+func (p *parser) str(v gjson.Result, ptr, name string) (string, error) {
+	switch v.Type {
+	case gjson.String:
+		return v.Str, nil
+	case gjson.Null:
+		return "", nil
+	}
+	return "", p.typeError(v, ptr, name, "a string")
+}
+
+func (p *parser) run(obj gjson.Result, ptr string) (Run, error) {
+	var r Run
+	var commands gjson.Result
+	var err error
+	obj.ForEach(func(k, v gjson.Result) bool {
+		at := ptr + "/" + k.Str
+		switch k.Str {
+		case "task_id":
+			r.TaskID, err = p.str(v, at, k.Str)
+		case "model":
+			r.Model, err = p.str(v, at, k.Str)
+		case "workdir":
+			r.Workdir, err = p.str(v, at, k.Str)
+		case "commands":
+			commands = v
 		}
-		runs[i] = r
+		return err == nil
+	})
+	if err != nil {
+		return Run{}, err
 	}
-	return runs, nil
-}
-
-// wireCommand is a command as written: pointers and raw numbers tell
-// missing from zero and let the errors name the member.
-type wireCommand struct {
-	Command    *string         `json:"command"`
-	ExitCode   json.RawMessage `json:"exit_code"`
-	Stdout     *string         `json:"stdout"`
-	Stderr     *string         `json:"stderr"`
-	DurationMS json.RawMessage `json:"duration_ms"`
-}
-
-type wireRun struct {
-	TaskID   *string         `json:"task_id"`
-	Model    *string         `json:"model"`
-	Workdir  *string         `json:"workdir"`
-	Commands *[]*wireCommand `json:"commands"`
-}
-
-// wireDoc is either shape of a trace file.
-type wireDoc struct {
-	Runs *[]*wireRun `json:"runs"`
-	wireRun
-}
-
-func (w *wireRun) run(ptr, dir string) (Run, error) {
-	if w.Commands == nil {
-		return Run{}, &TraceError{Pointer: ptr, Message: `a run needs "commands" (an array, empty when nothing ran)`}
+	if r.Workdir != "" && !filepath.IsAbs(r.Workdir) && p.dir != "" {
+		r.Workdir = filepath.Join(p.dir, r.Workdir)
 	}
-	r := Run{Trace: Trace{Commands: make([]Command, len(*w.Commands))}}
-	if w.TaskID != nil {
-		r.TaskID = *w.TaskID
+	switch {
+	case !commands.Exists() || commands.Type == gjson.Null:
+		return Run{}, p.fail(obj, ptr, `a run needs "commands" (an array, empty when nothing ran)`)
+	case !commands.IsArray():
+		return Run{}, p.typeError(commands, ptr+"/commands", "commands", "an array of commands")
 	}
-	if w.Model != nil {
-		r.Model = *w.Model
-	}
-	if w.Workdir != nil && *w.Workdir != "" {
-		r.Workdir = *w.Workdir
-		if !filepath.IsAbs(r.Workdir) && dir != "" {
-			r.Workdir = filepath.Join(dir, r.Workdir)
-		}
-	}
-	for i, wc := range *w.Commands {
+	r.Commands = []Command{}
+	i := 0
+	commands.ForEach(func(_, v gjson.Result) bool {
 		at := ptr + "/commands/" + strconv.Itoa(i)
-		if wc == nil {
-			return Run{}, &TraceError{Pointer: at, Message: "a command must be a JSON object, not null"}
-		}
-		c := &r.Commands[i]
-		if wc.Command == nil {
-			return Run{}, &TraceError{Pointer: at, Message: `a command needs "command" (the command string)`}
-		}
-		c.Command = *wc.Command
-		if len(wc.ExitCode) == 0 || string(wc.ExitCode) == "null" {
-			return Run{}, &TraceError{Pointer: at + "/exit_code", Message: "missing: a command needs its exit code"}
-		}
-		code, err := strconv.ParseInt(string(wc.ExitCode), 10, 32)
-		if err != nil {
-			return Run{}, &TraceError{Pointer: at + "/exit_code", Message: fmt.Sprintf("must be an integer (32-bit), not %s", wc.ExitCode)}
-		}
-		c.ExitCode = int(code)
-		if wc.Stdout != nil {
-			c.Stdout = *wc.Stdout
-		}
-		if wc.Stderr != nil {
-			c.Stderr = *wc.Stderr
-		}
-		if len(wc.DurationMS) > 0 && string(wc.DurationMS) != "null" {
-			f, err := strconv.ParseFloat(string(wc.DurationMS), 64)
-			if err != nil || f < 0 || f > math.MaxInt64/2 || wc.DurationMS[0] == '"' {
-				return Run{}, &TraceError{Pointer: at + "/duration_ms", Message: fmt.Sprintf("must be a number of milliseconds >= 0, not %s", wc.DurationMS)}
-			}
-			c.DurationMS = int64(math.Round(f))
-		}
+		i++
+		var c Command
+		c, err = p.command(v, at)
+		r.Commands = append(r.Commands, c)
+		return err == nil
+	})
+	if err != nil {
+		return Run{}, err
 	}
 	return r, nil
 }
 
-// jsonError turns an encoding/json error into a *TraceError with the line
-// and column of the offending byte.
-func jsonError(data []byte, err error) error {
-	te := &TraceError{Err: err}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
+func (p *parser) command(obj gjson.Result, at string) (Command, error) {
 	switch {
-	case errors.As(err, &syn):
-		te.Line, te.Column = lineCol(data, syn.Offset)
-		te.Message = "not JSON: " + syn.Error()
-	case errors.As(err, &typ):
-		te.Line, te.Column = lineCol(data, typ.Offset)
-		field := typ.Field
-		if field == "" {
-			field = "the trace"
+	case obj.Type == gjson.Null:
+		return Command{}, p.fail(obj, at, "a command must be a JSON object, not null")
+	case !obj.IsObject():
+		return Command{}, p.typeError(obj, at, "commands", "a command object")
+	}
+	var c Command
+	var command, exit, duration gjson.Result
+	var err error
+	obj.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "command":
+			command = v
+		case "exit_code":
+			exit = v
+		case "duration_ms":
+			duration = v
+		case "stdout":
+			c.Stdout, err = p.str(v, at+"/stdout", k.Str)
+		case "stderr":
+			c.Stderr, err = p.str(v, at+"/stderr", k.Str)
 		}
-		te.Message = fmt.Sprintf("%s must be %s, not %s", field, goTypeWord(typ.Type.String()), jsonTypeWord(typ.Value))
+		return err == nil
+	})
+	if err != nil {
+		return Command{}, err
+	}
+	switch command.Type {
+	case gjson.String:
+		c.Command = command.Str
+	case gjson.Null:
+		return Command{}, p.fail(obj, at, `a command needs "command" (the command string)`)
 	default:
-		te.Message = "not JSON: " + err.Error()
+		return Command{}, p.typeError(command, at+"/command", "command", "a string")
+	}
+	if !exit.Exists() || exit.Type == gjson.Null {
+		return Command{}, p.fail(obj, at+"/exit_code", "missing: a command needs its exit code")
+	}
+	code, cerr := strconv.ParseInt(exit.Raw, 10, 32)
+	if exit.Type != gjson.Number || cerr != nil {
+		return Command{}, p.fail(exit, at+"/exit_code", fmt.Sprintf("must be an integer (32-bit), not %s", exit.Raw))
+	}
+	c.ExitCode = int(code)
+	if duration.Exists() && duration.Type != gjson.Null {
+		f, ferr := strconv.ParseFloat(duration.Raw, 64)
+		if duration.Type != gjson.Number || ferr != nil || f < 0 || f > math.MaxInt64/2 {
+			return Command{}, p.fail(duration, at+"/duration_ms", fmt.Sprintf("must be a number of milliseconds >= 0, not %s", duration.Raw))
+		}
+		c.DurationMS = int64(math.Round(f))
+	}
+	return c, nil
+}
+
+// syntaxError locates the first syntax error of data, which is not JSON.
+func syntaxError(data []byte) error {
+	te := &TraceError{Location: assert.Location{Line: 1, Column: 1}, Message: "not JSON"}
+	var v any
+	err := json.Unmarshal(data, &v)
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		// Offset counts the bytes read, the offending one included.
+		te.Line, te.Column = assert.LineColumn(data, int(syn.Offset)-1)
+		te.Message, te.Err = "not JSON: "+syn.Error(), err
+	} else if err != nil {
+		te.Message, te.Err = "not JSON: "+err.Error(), err
 	}
 	return te
-}
-
-func jsonTypeWord(v string) string {
-	switch {
-	case v == "object", v == "array":
-		return "an " + v
-	case v == "bool":
-		return "a boolean"
-	case strings.HasPrefix(v, "number"):
-		return "a number"
-	case v == "string":
-		return "a string"
-	}
-	return v
-}
-
-func goTypeWord(t string) string {
-	switch strings.TrimLeft(t, "*") {
-	case "string":
-		return "a string"
-	case "[]*clitask.wireRun":
-		return "an array of runs"
-	case "clitask.wireRun":
-		return "a run object"
-	case "[]*clitask.wireCommand":
-		return "an array of commands"
-	case "clitask.wireCommand":
-		return "a command object"
-	case "clitask.wireDoc":
-		return `a JSON object: a run, or {"runs": [...]}`
-	}
-	return t
-}
-
-// lineCol converts a byte offset (as encoding/json reports it: the number of
-// bytes read) to a 1-based line and column.
-func lineCol(data []byte, offset int64) (int, int) {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	if offset < 1 {
-		return 1, 1
-	}
-	before := data[:offset-1]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(offset-1) - bytes.LastIndexByte(before, '\n')
-	return line, col
 }

@@ -1,11 +1,14 @@
 package clitask_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/clitask"
@@ -65,13 +68,13 @@ func TestReadRunsErrors(t *testing.T) {
 		"bad-no-exit.json":       "/runs/0/commands/0/exit_code: missing: a command needs its exit code",
 		"bad-no-command.json":    `/runs/0/commands/0: a command needs "command"`,
 		"bad-no-commands.json":   `/runs/0: a run needs "commands"`,
-		"bad-runs-object.json":   "bad-runs-object.json:1:10: runs must be an array of runs, not an object",
+		"bad-runs-object.json":   "bad-runs-object.json:1:10: /runs: runs must be an array of runs, not an object",
 		"bad-array.json":         "bad-array.json:1:1: a trace must be a JSON object",
 		"bad-text.json":          "bad-text.json:1:2: not JSON: invalid character 'h' in literal true",
 		"bad-task-id-type.json":  "task_id must be a string, not a number",
 		"bad-exit-fraction.json": "/runs/0/commands/0/exit_code: must be an integer (32-bit), not 1.5",
 		"bad-duration.json":      "/runs/0/commands/0/duration_ms: must be a number of milliseconds >= 0, not -3",
-		"bad-run-string.json":    "bad-run-string.json:1:13: runs must be a run object, not a string",
+		"bad-run-string.json":    "bad-run-string.json:1:11: /runs/0: runs must be a run object, not a string",
 		"bad-two-docs.json":      "bad-two-docs.json:1:34: not JSON: invalid character '{' after top-level value",
 		"bad-empty.json":         "bad-empty.json:1:1: not JSON: unexpected end of JSON input",
 	}
@@ -89,21 +92,37 @@ func TestReadRunsErrors(t *testing.T) {
 	}
 }
 
-// OpenTrace, the sandbox's reader, never fails: problems become errors of
-// the checks.
-func TestOpenTrace(t *testing.T) {
-	src := clitask.OpenTrace("testdata/traces/single.json")
-	if tr, err := src.Trace(); err != nil || len(tr.Commands) != 1 {
+// FolderSource, the sandbox's reader, never fails: problems become errors
+// of the checks, read once from any fs.FS.
+func TestFolderSource(t *testing.T) {
+	src := clitask.FolderSource(os.DirFS("testdata/traces/ok"), "testdata/traces/ok", 0)
+	tr, err := src.Trace(context.Background())
+	if err != nil || len(tr.Commands) != 1 {
 		t.Fatalf("got %+v, %v", tr, err)
 	}
-	for file, want := range map[string]string{
-		"bad-syntax.json": "not JSON",
-		"multi.json":      "holds 2 runs",
-		"none.json":       "no such file",
+	if abs, _ := filepath.Abs("testdata/traces/ok"); tr.Workdir != abs {
+		t.Errorf("workdir %q, want %q (relative to the folder)", tr.Workdir, abs)
+	}
+	if again, _ := src.Trace(context.Background()); again != tr {
+		t.Error("the trace was parsed twice")
+	}
+	single, _ := os.ReadFile("testdata/traces/single.json")
+	syntax, _ := os.ReadFile("testdata/traces/bad-syntax.json")
+	multi, _ := os.ReadFile("testdata/traces/multi.json")
+	for name, tt := range map[string]struct {
+		fsys fstest.MapFS
+		cap  int64
+		want string
+	}{
+		"not JSON":   {fstest.MapFS{"trace.json": {Data: syntax}}, 0, "trace.json:3:37: not JSON"},
+		"two runs":   {fstest.MapFS{"trace.json": {Data: multi}}, 0, "trace.json: /runs: holds 2 runs"},
+		"missing":    {fstest.MapFS{}, 0, "trace.json: file does not exist"},
+		"a folder":   {fstest.MapFS{"trace.json/x": {Data: single}}, 0, "trace.json: not a regular file (it is a folder)"},
+		"over a cap": {fstest.MapFS{"trace.json": {Data: append(single, make([]byte, 100)...)}}, 120, "over the 120-byte cap"},
 	} {
-		res := check(t, `{"exit_code": 0}`, clitask.OpenTrace(filepath.Join("testdata/traces", file)))
-		if res.Status != assert.StatusError || !strings.Contains(res.Details, want) {
-			t.Errorf("%s: %s %q", file, res.Status, res.Details)
+		res := check(t, `{"exit_code": 0}`, clitask.FolderSource(tt.fsys, "", tt.cap))
+		if res.Status != assert.StatusError || !strings.Contains(res.Details, tt.want) {
+			t.Errorf("%s: %s %q, want error with %q", name, res.Status, res.Details, tt.want)
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"path/filepath"
-
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/clitask"
 )
@@ -10,11 +8,13 @@ import (
 func init() { register("cli", loadCLI) }
 
 // loadCLI attaches cli/trace.json, the trace of the rollout's one run (a
-// run object, or a {"runs": [...]} file holding exactly one run). Its
-// workdir, when relative, is relative to the cli folder. A cli/ folder
-// without a readable trace still attaches a source, which reports the
-// problem as an error; verify runs with the process environment.
-func loadCLI(f folder, env *assert.Env, _ Options) {
-	dir := f.dir
-	clitask.Attach(env, clitask.OpenTrace(filepath.Join(dir, "trace.json")))
+// run object, or a {"runs": [...]} file holding exactly one run), read from
+// the folder's file system once, on first use, within opts.MaxFileSize. Its
+// workdir, when relative, is relative to the cli folder on disk; a snapshot
+// that is not on disk has no folder to resolve it against, so the checks
+// that look at the working directory report status error saying so. A cli/
+// folder without a readable trace still attaches a source, which reports
+// the problem as an error; verify runs with the process environment.
+func loadCLI(f folder, env *assert.Env, opts Options) {
+	clitask.Attach(env, clitask.FolderSource(f.fsys, f.dir, opts.MaxFileSize))
 }
