@@ -1,0 +1,449 @@
+package sftp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/pool"
+	"github.com/tidwall/gjson"
+)
+
+// Kind is the discriminator of the SFTP file assertion.
+const Kind = "sftp-file-present"
+
+const schema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "sftp-file-present",
+  "type": "object",
+  "required": ["assert"],
+  "additionalProperties": false,
+  "oneOf": [{"required": ["path"]}, {"required": ["path_pattern"]}],
+  "properties": {
+    "assert": {"const": "sftp-file-present"},
+    "path": {"type": "string", "minLength": 1},
+    "path_pattern": {"type": "string", "minLength": 1},
+    "parse_json": {"type": "boolean"},
+    "fields": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "required": ["expected"],
+        "additionalProperties": false,
+        "oneOf": [{"required": ["key"]}, {"required": ["path"]}],
+        "properties": {
+          "key": {"type": "string", "minLength": 1},
+          "path": {"type": "string", "minLength": 1},
+          "expected": {"type": ["string", "number", "boolean", "null"]}
+        }
+      }
+    }
+  }
+}`
+
+// Register adds sftp-file-present to r.
+func Register(r *assert.Registry) { r.Register(Kind, []byte(schema), decode) }
+
+func init() { Register(assert.DefaultRegistry()) }
+
+// Attach sets env's file tree source.
+func Attach(env *assert.Env, src Source) { assert.Attach[Source](env, src) }
+
+// filePresent is a decoded sftp-file-present assertion. It is immutable:
+// the decoder builds it once from a validated spec.
+type filePresent struct {
+	written   string   // the path or pattern as written
+	pattern   *Pattern // compiled; a literal path is a pattern without wildcards
+	isPattern bool     // written as path_pattern
+	parseJSON bool
+	fields    []field
+}
+
+// field is one compiled field assertion: a literal top-level key, or a
+// gjson path.
+type field struct {
+	key   bool
+	name  string      // the key or path as written
+	query check.Field // the gjson path to run (the key escaped) and expected
+}
+
+func decode(spec assert.Spec) (assert.Assertion, error) {
+	var raw struct {
+		Path        *string `json:"path"`
+		PathPattern *string `json:"path_pattern"`
+		ParseJSON   bool    `json:"parse_json"`
+		Fields      []struct {
+			Key      *string         `json:"key"`
+			Path     *string         `json:"path"`
+			Expected json.RawMessage `json:"expected"`
+		} `json:"fields"`
+	}
+	if err := json.Unmarshal(spec, &raw); err != nil {
+		return nil, err
+	}
+	a := &filePresent{parseJSON: raw.ParseJSON}
+	switch {
+	case (raw.Path == nil) == (raw.PathPattern == nil):
+		return nil, errors.New("give exactly one of path and path_pattern")
+	case raw.Path != nil:
+		a.written = *raw.Path
+		clean, err := CleanPath(a.written)
+		if err != nil {
+			return nil, err
+		}
+		// A literal path: every character stands for itself.
+		a.pattern = &Pattern{raw: a.written, literal: true, path: clean, prefix: parentOf(clean)}
+	default:
+		a.written, a.isPattern = *raw.PathPattern, true
+		p, err := CompilePattern(a.written)
+		if err != nil {
+			return nil, err
+		}
+		a.pattern = p
+	}
+	if len(raw.Fields) > 0 && !raw.ParseJSON {
+		return nil, errors.New("fields need parse_json: true (only a JSON file has fields)")
+	}
+	for i, f := range raw.Fields {
+		exp, err := check.ParseExpected(f.Expected)
+		if err != nil {
+			return nil, fmt.Errorf("fields/%d: %w", i, err)
+		}
+		switch {
+		case (f.Key == nil) == (f.Path == nil):
+			return nil, fmt.Errorf("fields/%d: give exactly one of key and path", i)
+		case f.Key != nil:
+			a.fields = append(a.fields, field{key: true, name: *f.Key,
+				query: check.Field{Path: check.LiteralKey(*f.Key), Expected: exp}})
+		default:
+			a.fields = append(a.fields, field{name: *f.Path, query: check.Field{Path: *f.Path, Expected: exp}})
+		}
+	}
+	return a, nil
+}
+
+// Kind returns "sftp-file-present".
+func (a *filePresent) Kind() string { return Kind }
+
+// exclusion is a matched entry that is not a candidate, and why.
+type exclusion struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// readConcurrency bounds the files one check reads at once.
+const readConcurrency = 8
+
+// Check finds the matching files and judges them. Evidence: {"matched",
+// "field_results", "candidates", "matched_paths", "excluded"}.
+func (a *filePresent) Check(ctx context.Context, env *assert.Env) assert.Result {
+	src, err := assert.Lookup[Source](env)
+	if err != nil {
+		return assert.Errored(err)
+	}
+	var (
+		matched  []Entry
+		excluded []exclusion
+		held     int    // files under the folder searched
+		note     string // why nothing could be found, for the details
+	)
+	if name, literal := a.pattern.Literal(); literal {
+		e, err := src.Stat(ctx, name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			note = "it does not exist"
+		case err != nil:
+			return assert.Errored(err)
+		case e.Problem == "" && e.Resolved.IsDir():
+			note = "it is a folder"
+			if e.IsLink() {
+				note = "it is a symbolic link to a folder"
+			}
+		default:
+			held = 1
+			matched = append(matched, e)
+		}
+	} else {
+		prefix := a.pattern.Prefix()
+		entries, err := src.Walk(ctx, prefix)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			note = fmt.Sprintf("the folder %s does not exist", display(prefix))
+		case errors.Is(err, ErrNotFolder):
+			note = fmt.Sprintf("%s is not a folder", display(prefix))
+			if e, err := src.Stat(ctx, prefix); err == nil && e.IsLink() {
+				note = fmt.Sprintf("%s is a symbolic link, and links are not followed into folders", display(prefix))
+			}
+		case err != nil:
+			return assert.Errored(err)
+		}
+		for _, e := range entries {
+			if e.Mode.IsDir() {
+				continue
+			}
+			held++
+			if a.pattern.Match(e.Path) {
+				matched = append(matched, e)
+			}
+		}
+	}
+	paths := make([]string, len(matched))
+	var cands []Entry
+	for i, e := range matched {
+		paths[i] = e.Path
+		switch {
+		case e.Problem != "":
+			excluded = append(excluded, exclusion{e.Path, e.Problem})
+		case !e.Resolved.IsRegular():
+			what := modeName(e.Resolved)
+			if e.IsLink() {
+				what = "a symbolic link to " + strings.TrimPrefix(what, "not ")
+			}
+			excluded = append(excluded, exclusion{e.Path, "not a regular file: " + what})
+		default:
+			cands = append(cands, e)
+		}
+	}
+	docs := make([]doc, len(cands))
+	if a.parseJSON {
+		pool.Each(ctx, len(cands), readConcurrency, func(i int) {
+			data, err := src.ReadFile(ctx, cands[i].Path, 0)
+			docs[i] = parseDoc(data, err)
+		})
+		if err := ctx.Err(); err != nil {
+			return assert.Errored(fmt.Errorf("reading the matched files: %w", err))
+		}
+		for _, d := range docs {
+			if d.fatal != nil {
+				return assert.Errored(d.fatal)
+			}
+		}
+	}
+	// Files that could not be read whole, and (with no fields to fail)
+	// files that are not JSON, are not candidates.
+	var items []int
+	for i, e := range cands {
+		switch d := docs[i]; {
+		case d.skip != "":
+			excluded = append(excluded, exclusion{e.Path, d.skip})
+		case a.parseJSON && len(a.fields) == 0 && d.invalid != "":
+			excluded = append(excluded, exclusion{e.Path, d.invalid})
+		default:
+			items = append(items, i)
+		}
+	}
+	res := check.Candidates[int]{
+		Items:  items,
+		Fields: len(a.fields),
+		Judge: func(_ int, i int) check.Candidate {
+			return check.Candidate{Key: cands[i].Path, Results: a.judge(docs[i])}
+		},
+		Report: check.Report{Searched: "file", Held: held, Noun: "file"},
+	}.Result()
+	sortExclusions(excluded)
+	ev := evidence{candidates: len(items), matchedPaths: paths, excluded: excluded, fields: a.fields}
+	if ce, ok := res.Evidence.(check.Evidence); ok {
+		ev.matched, ev.results = ce.Matched, ce.FieldResults
+	}
+	res.Evidence = ev
+	if len(items) == 0 {
+		res.Details = a.noCandidate(held, note, excluded)
+	} else if len(excluded) > 0 {
+		res.Details += " Not candidates: " + listExclusions(excluded) + "."
+	}
+	res.Details = assert.Truncate(res.Details)
+	return res
+}
+
+// doc is a matched file as read for parse_json.
+type doc struct {
+	data    []byte
+	invalid string // why the file is not JSON
+	skip    string // why the file is not a candidate (not read whole)
+	fatal   error  // the tree could not be read: status error
+}
+
+func parseDoc(data []byte, err error) doc {
+	switch {
+	case errors.Is(err, check.ErrTooLarge):
+		var fe *check.FileError
+		if errors.As(err, &fe) && fe.Size > 0 {
+			return doc{skip: fmt.Sprintf("%d bytes, over the %d-byte cap on a file; not read", fe.Size, fe.Limit)}
+		}
+		return doc{skip: "over the size cap on a file; not read"}
+	case errors.Is(err, check.ErrNotRegular):
+		return doc{skip: "not a regular file when read"}
+	case errors.Is(err, fs.ErrPermission):
+		return doc{skip: "cannot be read: permission denied"}
+	case errors.Is(err, fs.ErrNotExist):
+		return doc{skip: "gone when read"}
+	case err != nil:
+		return doc{fatal: err}
+	}
+	d := doc{data: data}
+	if len(bytes.TrimSpace(data)) == 0 {
+		d.invalid = "not JSON: the file is empty"
+		if len(data) > 0 {
+			d.invalid = "not JSON: the file holds only whitespace"
+		}
+		return d
+	}
+	if !gjson.ValidBytes(data) {
+		var syn *json.SyntaxError
+		if err := json.Unmarshal(data, new(json.RawMessage)); errors.As(err, &syn) {
+			off := int(syn.Offset)
+			if off > 0 {
+				off-- // the offset is just past the offending byte
+			}
+			line, col := assert.LineColumn(data, min(off, len(data)))
+			d.invalid = fmt.Sprintf("not JSON: %s at line %d, column %d", syn.Error(), line, col)
+		} else {
+			d.invalid = "not JSON"
+		}
+	}
+	return d
+}
+
+// judge evaluates every field against one file.
+func (a *filePresent) judge(d doc) []check.FieldResult {
+	out := make([]check.FieldResult, len(a.fields))
+	for j, f := range a.fields {
+		if d.invalid != "" {
+			out[j] = check.FieldResult{Path: f.name, Expected: f.query.Expected, Reason: "the file is " + d.invalid}
+			continue
+		}
+		var res gjson.Result
+		if !f.key {
+			res = gjson.GetBytes(d.data, f.query.Path)
+		} else if root := gjson.ParseBytes(d.data); root.IsObject() {
+			// A key is a member of the top-level object, nothing else:
+			// not an array index, not a path.
+			res = root.Get(f.query.Path)
+		}
+		r := check.JSONFieldResult(f.query, res)
+		r.Path = f.name
+		out[j] = r
+	}
+	return out
+}
+
+func (a *filePresent) what() string {
+	if a.isPattern {
+		return fmt.Sprintf("No file matched %s", strconv.Quote(a.written))
+	}
+	return fmt.Sprintf("No regular file at %s", strconv.Quote(a.written))
+}
+
+func (a *filePresent) noCandidate(held int, note string, excluded []exclusion) string {
+	s := a.what()
+	switch {
+	case note != "":
+		s += "; " + note
+	case a.isPattern:
+		s += fmt.Sprintf(" among the %s under %s", plural(held, "file"), display(a.pattern.Prefix()))
+	}
+	if len(excluded) > 0 {
+		s += "; not candidates: " + listExclusions(excluded)
+	}
+	return s + "."
+}
+
+func plural(n int, noun string) string {
+	if n != 1 {
+		noun += "s"
+	}
+	return strconv.Itoa(n) + " " + noun
+}
+
+// listExclusions names the first few exclusions with their reasons.
+func listExclusions(ex []exclusion) string {
+	const show = 3
+	parts := make([]string, 0, show+1)
+	for i, x := range ex {
+		if i == show {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ex)-show))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", x.Path, x.Reason))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortExclusions(ex []exclusion) {
+	// Exclusions are found in two passes; present them in byte order of
+	// path, as matched_paths is.
+	for i := 1; i < len(ex); i++ {
+		for j := i; j > 0 && ex[j].Path < ex[j-1].Path; j-- {
+			ex[j], ex[j-1] = ex[j-1], ex[j]
+		}
+	}
+}
+
+// evidence is the Result.Evidence of sftp-file-present.
+type evidence struct {
+	matched      any
+	results      []check.FieldResult
+	fields       []field
+	candidates   int
+	matchedPaths []string
+	excluded     []exclusion
+}
+
+// keyResult is a field result of a key field.
+type keyResult struct {
+	Key      string `json:"key"`
+	Expected any    `json:"expected"`
+	Actual   any    `json:"actual"`
+	Passed   bool   `json:"passed"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// MarshalJSON writes {"matched", "field_results", "candidates",
+// "matched_paths", "excluded"}; a key field's result names its key under
+// "key" in place of "path".
+func (e evidence) MarshalJSON() ([]byte, error) {
+	results := make([]any, len(e.results))
+	for i, r := range e.results {
+		if i < len(e.fields) && e.fields[i].key {
+			results[i] = keyResult{Key: r.Path, Expected: r.Expected, Actual: r.Actual, Passed: r.Passed, Reason: r.Reason}
+		} else {
+			results[i] = r
+		}
+	}
+	paths, excluded := e.matchedPaths, e.excluded
+	if paths == nil {
+		paths = []string{}
+	}
+	if excluded == nil {
+		excluded = []exclusion{}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for i, m := range []struct {
+		key string
+		v   any
+	}{{"matched", e.matched}, {"field_results", results}, {"candidates", e.candidates},
+		{"matched_paths", paths}, {"excluded", excluded}} {
+		if i == 0 {
+			b.WriteByte('{')
+		} else {
+			b.Truncate(b.Len() - 1) // Encode's newline
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(m.key) + ":")
+		if err := enc.Encode(m.v); err != nil {
+			return nil, err
+		}
+	}
+	b.Truncate(b.Len() - 1)
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}

@@ -1,0 +1,479 @@
+// Package sftptest runs an SSH server with the SFTP subsystem on
+// 127.0.0.1, in process, for tests and sandboxes: it serves a folder on
+// disk (confined to it through os.Root, so no path or link leads a client
+// outside) or a tree in memory.
+//
+//	srv, err := sftptest.NewServer(sftptest.Options{Dir: dir})
+//	defer srv.Close()
+//	ep, err := sftp.Dial(ctx, srv.Config())
+//
+// The server bounds what it holds: at most MaxConns connections at once
+// (more are closed at once), an idle timeout per connection, and it keeps
+// accepting after a temporary accept error such as running out of file
+// descriptors. It is not hardened for the open Internet: it listens on
+// loopback only.
+package sftptest
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	assaysftp "github.com/assaykit/assay/sftp"
+	"github.com/pkg/sftp"
+	"golang.org/x/crypto/ssh"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Dir is the folder served as the tree's root. Empty serves a tree
+	// in memory, filled from Files.
+	Dir string
+	// Files are the files of an in-memory tree (paths relative to the
+	// root; folders on the way are created).
+	Files map[string][]byte
+	// HostKeys are the server's host keys; nil generates one ed25519 key.
+	HostKeys []ssh.Signer
+	// User is the login name (default "assay").
+	User string
+	// Password, when set, is accepted beside the client key.
+	Password string
+	// AuthorizedKeys are the client keys accepted beside ClientKey.
+	AuthorizedKeys []ssh.PublicKey
+	// MaxConns caps concurrent connections (default 16).
+	MaxConns int
+	// IdleTimeout closes a connection with no traffic for that long
+	// (default 1 minute).
+	IdleTimeout time.Duration
+	// Wrap, when set, wraps every accepted connection (tests inject
+	// latency with it).
+	Wrap func(net.Conn) net.Conn
+}
+
+// Server is a running in-process SSH/SFTP server.
+type Server struct {
+	ln        net.Listener
+	cfg       *ssh.ServerConfig
+	opts      Options
+	handlers  sftp.Handlers
+	hostKeys  []ssh.PublicKey
+	clientKey ssh.Signer
+	root      *os.Root
+
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+	sem    chan struct{}
+}
+
+// NewServer starts a server on 127.0.0.1 on a free port.
+func NewServer(opts Options) (*Server, error) {
+	if opts.User == "" {
+		opts.User = "assay"
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = 16
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = time.Minute
+	}
+	s := &Server{opts: opts, conns: map[net.Conn]struct{}{}, sem: make(chan struct{}, opts.MaxConns)}
+	_, clientPriv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	if s.clientKey, err = ssh.NewSignerFromKey(clientPriv); err != nil {
+		return nil, err
+	}
+	authorized := [][]byte{s.clientKey.PublicKey().Marshal()}
+	for _, k := range opts.AuthorizedKeys {
+		authorized = append(authorized, k.Marshal())
+	}
+	s.cfg = &ssh.ServerConfig{
+		PublicKeyCallback: func(c ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
+			if c.User() == opts.User && slices.ContainsFunc(authorized, func(k []byte) bool { return bytes.Equal(k, key.Marshal()) }) {
+				return nil, nil
+			}
+			return nil, errors.New("key not authorized")
+		},
+	}
+	if opts.Password != "" {
+		s.cfg.PasswordCallback = func(c ssh.ConnMetadata, pw []byte) (*ssh.Permissions, error) {
+			if c.User() == opts.User && string(pw) == opts.Password {
+				return nil, nil
+			}
+			return nil, errors.New("wrong password")
+		}
+	}
+	keys := opts.HostKeys
+	if len(keys) == 0 {
+		_, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, err
+		}
+		signer, err := ssh.NewSignerFromKey(priv)
+		if err != nil {
+			return nil, err
+		}
+		keys = []ssh.Signer{signer}
+	}
+	for _, k := range keys {
+		s.cfg.AddHostKey(k)
+		s.hostKeys = append(s.hostKeys, k.PublicKey())
+	}
+	if opts.Dir != "" {
+		if s.root, err = os.OpenRoot(opts.Dir); err != nil {
+			return nil, fmt.Errorf("sftptest: %w", err)
+		}
+		h := &rootHandler{root: s.root}
+		s.handlers = sftp.Handlers{FileGet: h, FilePut: h, FileCmd: h, FileList: h}
+	} else {
+		s.handlers = sftp.InMemHandler()
+		if err := seed(s.handlers, opts.Files); err != nil {
+			return nil, err
+		}
+	}
+	if s.ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+		if s.root != nil {
+			s.root.Close()
+		}
+		return nil, fmt.Errorf("sftptest: %w", err)
+	}
+	s.wg.Add(1)
+	go s.serve()
+	return s, nil
+}
+
+// seed writes files into an in-memory handler tree.
+func seed(h sftp.Handlers, files map[string][]byte) error {
+	made := map[string]bool{"/": true}
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range files {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		clean, err := assaysftp.CleanPath(name)
+		if err != nil {
+			return fmt.Errorf("sftptest: %w", err)
+		}
+		full := "/" + clean
+		var dirs []string
+		for d := path.Dir(full); !made[d]; d = path.Dir(d) {
+			dirs = append(dirs, d)
+			made[d] = true
+		}
+		for i := len(dirs) - 1; i >= 0; i-- {
+			if err := h.FileCmd.Filecmd(sftp.NewRequest("Mkdir", dirs[i])); err != nil {
+				return fmt.Errorf("sftptest: mkdir %s: %w", dirs[i], err)
+			}
+		}
+		r := sftp.NewRequest("Put", full)
+		r.Flags = 0x02 | 0x08 | 0x10 // write, create, truncate
+		w, err := h.FilePut.Filewrite(r)
+		if err != nil {
+			return fmt.Errorf("sftptest: %s: %w", full, err)
+		}
+		if _, err := w.WriteAt(files[name], 0); err != nil {
+			return fmt.Errorf("sftptest: %s: %w", full, err)
+		}
+	}
+	return nil
+}
+
+// Addr is the server's host:port.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// User is the login name the server accepts.
+func (s *Server) User() string { return s.opts.User }
+
+// ClientKey is a private key the server accepts for User.
+func (s *Server) ClientKey() ssh.Signer { return s.clientKey }
+
+// HostKeys are the server's public host keys.
+func (s *Server) HostKeys() []ssh.PublicKey { return slices.Clone(s.hostKeys) }
+
+// KnownHosts returns known_hosts lines that vouch for the server's host
+// keys at its address ("[127.0.0.1]:PORT type key").
+func (s *Server) KnownHosts() []byte {
+	var b bytes.Buffer
+	for _, k := range s.hostKeys {
+		b.WriteString(knownhostsLine(s.Addr(), k))
+	}
+	return b.Bytes()
+}
+
+func knownhostsLine(addr string, k ssh.PublicKey) string {
+	host, port, _ := net.SplitHostPort(addr)
+	if port != "22" {
+		host = "[" + host + "]:" + port
+	}
+	return host + " " + strings.TrimSpace(string(ssh.MarshalAuthorizedKey(k))) + "\n"
+}
+
+// Config returns an sftp.Config that reaches the server as User with
+// ClientKey, checking the host key against knownHostsFile. Write
+// KnownHosts to that file first (see WriteKnownHosts).
+func (s *Server) Config(knownHostsFile string) assaysftp.Config {
+	return assaysftp.Config{
+		Addr:            s.Addr(),
+		User:            s.opts.User,
+		Root:            "/",
+		Auth:            []ssh.AuthMethod{ssh.PublicKeys(s.clientKey)},
+		KnownHostsFiles: []string{knownHostsFile},
+	}
+}
+
+// WriteKnownHosts writes KnownHosts to a file named file.
+func (s *Server) WriteKnownHosts(file string) error {
+	return os.WriteFile(file, s.KnownHosts(), 0o600)
+}
+
+// DropConnections closes every open connection at once, as a network
+// failure would; the server keeps accepting new ones.
+func (s *Server) DropConnections() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.Close()
+	}
+}
+
+// Close stops the server and closes every connection.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	err := s.ln.Close()
+	s.wg.Wait()
+	if s.root != nil {
+		s.root.Close()
+	}
+	return err
+}
+
+func (s *Server) serve() {
+	defer s.wg.Done()
+	backoff := 5 * time.Millisecond
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of file descriptors (EMFILE) and other temporary
+			// failures: wait and keep serving.
+			time.Sleep(backoff)
+			backoff = min(backoff*2, time.Second)
+			continue
+		}
+		backoff = 5 * time.Millisecond
+		select {
+		case s.sem <- struct{}{}:
+		default:
+			c.Close() // over the connection cap
+			continue
+		}
+		if s.opts.Wrap != nil {
+			c = s.opts.Wrap(c)
+		}
+		ic := &idleConn{Conn: c, timeout: s.opts.IdleTimeout}
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			c.Close()
+			<-s.sem
+			return
+		}
+		s.conns[ic] = struct{}{}
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer func() { <-s.sem }()
+			s.handle(ic)
+			s.mu.Lock()
+			delete(s.conns, ic)
+			s.mu.Unlock()
+			ic.Close()
+		}()
+	}
+}
+
+// idleConn closes itself after timeout without traffic.
+type idleConn struct {
+	net.Conn
+	timeout time.Duration
+}
+
+func (c *idleConn) Read(p []byte) (int, error) {
+	c.Conn.SetDeadline(time.Now().Add(c.timeout))
+	return c.Conn.Read(p)
+}
+
+func (c *idleConn) Write(p []byte) (int, error) {
+	c.Conn.SetDeadline(time.Now().Add(c.timeout))
+	return c.Conn.Write(p)
+}
+
+func (s *Server) handle(c net.Conn) {
+	sc, chans, reqs, err := ssh.NewServerConn(c, s.cfg)
+	if err != nil {
+		return
+	}
+	defer sc.Close()
+	go ssh.DiscardRequests(reqs)
+	var wg sync.WaitGroup
+	for nc := range chans {
+		if nc.ChannelType() != "session" {
+			nc.Reject(ssh.UnknownChannelType, "only sessions")
+			continue
+		}
+		ch, creqs, err := nc.Accept()
+		if err != nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer ch.Close()
+			for req := range creqs {
+				ok := req.Type == "subsystem" && len(req.Payload) >= 4 && string(req.Payload[4:]) == "sftp"
+				req.Reply(ok, nil)
+				if !ok {
+					continue
+				}
+				rs := sftp.NewRequestServer(ch, s.handlers)
+				rs.Serve()
+				rs.Close()
+				return
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// rootHandler serves a folder through os.Root: every path, and every
+// symbolic link followed, stays inside it.
+type rootHandler struct{ root *os.Root }
+
+// rel turns an SFTP path ("/a/b", already cleaned by the request server)
+// into a name inside the root.
+func rel(p string) string {
+	p = strings.TrimPrefix(path.Clean("/"+p), "/")
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+func (h *rootHandler) Fileread(r *sftp.Request) (io.ReaderAt, error) {
+	return h.root.Open(rel(r.Filepath))
+}
+
+func (h *rootHandler) Filewrite(r *sftp.Request) (io.WriterAt, error) {
+	pf := r.Pflags()
+	flags := os.O_WRONLY
+	if pf.Read {
+		flags = os.O_RDWR
+	}
+	if pf.Creat {
+		flags |= os.O_CREATE
+	}
+	if pf.Trunc {
+		flags |= os.O_TRUNC
+	}
+	if pf.Excl {
+		flags |= os.O_EXCL
+	}
+	return h.root.OpenFile(rel(r.Filepath), flags, 0o644)
+}
+
+func (h *rootHandler) Filecmd(r *sftp.Request) error {
+	switch r.Method {
+	case "Setstat":
+		return nil
+	case "Rename", "PosixRename":
+		return h.root.Rename(rel(r.Filepath), rel(r.Target))
+	case "Rmdir", "Remove":
+		return h.root.Remove(rel(r.Filepath))
+	case "Mkdir":
+		return h.root.Mkdir(rel(r.Filepath), 0o755)
+	case "Symlink":
+		// Filepath is the target as written, Target the new link.
+		return h.root.Symlink(r.Filepath, rel(r.Target))
+	}
+	return sftp.ErrSSHFxOpUnsupported
+}
+
+func (h *rootHandler) Filelist(r *sftp.Request) (sftp.ListerAt, error) {
+	switch r.Method {
+	case "List":
+		f, err := h.root.Open(rel(r.Filepath))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		ents, err := f.ReadDir(-1)
+		if err != nil {
+			return nil, err
+		}
+		infos := make([]fs.FileInfo, 0, len(ents))
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil {
+				infos = append(infos, fi)
+			}
+		}
+		return lister(infos), nil
+	case "Stat":
+		fi, err := h.root.Stat(rel(r.Filepath))
+		if err != nil {
+			return nil, err
+		}
+		return lister{fi}, nil
+	}
+	return nil, sftp.ErrSSHFxOpUnsupported
+}
+
+// Lstat describes a link itself.
+func (h *rootHandler) Lstat(r *sftp.Request) (sftp.ListerAt, error) {
+	fi, err := h.root.Lstat(rel(r.Filepath))
+	if err != nil {
+		return nil, err
+	}
+	return lister{fi}, nil
+}
+
+// Readlink returns a link's target as written.
+func (h *rootHandler) Readlink(p string) (string, error) {
+	return h.root.Readlink(rel(p))
+}
+
+type lister []fs.FileInfo
+
+func (l lister) ListAt(out []fs.FileInfo, off int64) (int, error) {
+	if off >= int64(len(l)) {
+		return 0, io.EOF
+	}
+	n := copy(out, l[off:])
+	if n < len(out) {
+		return n, io.EOF
+	}
+	return n, nil
+}

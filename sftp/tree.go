@@ -1,0 +1,587 @@
+package sftp
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/pool"
+)
+
+// Source is the final file tree of a rollout: the evidence of
+// sftp-file-present. Attach one with Attach. Names are paths relative to
+// the tree's root, "/"-separated, without a leading "/" ("" is the root).
+//
+// The implementations of this package (FolderSource, MemorySource and an
+// Endpoint) list every folder at most once and share what they listed
+// between all the checks of an evaluation; they are safe for concurrent
+// use. Every method returns an error when the tree cannot be read (a lost
+// connection, a timeout, a listing over the limits), and the checks that
+// need it then report status error.
+type Source interface {
+	// Stat describes the entry at name. A symbolic link there is followed
+	// while it stays inside the tree (see Entry). A name that does not
+	// exist is an error wrapping fs.ErrNotExist.
+	Stat(ctx context.Context, name string) (Entry, error)
+	// Walk lists every entry below the folder dir ("" for the root),
+	// recursively, in byte order of path. Symbolic links are listed (and
+	// followed for their Entry) but never descended into. A dir that does
+	// not exist is an error wrapping fs.ErrNotExist; one that is not a
+	// folder, or is a link, wraps ErrNotFolder.
+	Walk(ctx context.Context, dir string) ([]Entry, error)
+	// ReadFile reads the regular file at name (through a link inside the
+	// tree), at most limit bytes (<= 0: check.DefaultMaxFileSize). Errors
+	// are *check.FileError; a larger file wraps check.ErrTooLarge, an entry
+	// that is not a regular file check.ErrNotRegular.
+	ReadFile(ctx context.Context, name string, limit int64) ([]byte, error)
+}
+
+// Entry describes one entry of a tree.
+type Entry struct {
+	// Path is the entry's path relative to the root, without a leading
+	// "/".
+	Path string
+	// Mode is the type of the entry itself (fs.ModeDir, fs.ModeSymlink,
+	// 0 for a regular file, ...), as lstat reports it.
+	Mode fs.FileMode
+	// Size is the size in bytes of the regular file the entry is (or
+	// leads to).
+	Size int64
+	// Target is where a symbolic link leads, relative to the root, once
+	// followed inside the tree; "" for an entry that is not a link or a
+	// link that cannot be followed (see Problem).
+	Target string
+	// Resolved is the type of what a reader meets at Path: Mode for an
+	// entry that is not a link, the type of Target for one that is.
+	Resolved fs.FileMode
+	// Problem says why the entry cannot be read as a file inside the
+	// tree: a link leading out of it, a dangling link, a chain of links
+	// too long, a link through another link. "" when there is none.
+	Problem string
+}
+
+// Regular reports whether the entry can be read as a regular file inside
+// the tree: it is one, or it is a link that leads to one inside the tree.
+func (e Entry) Regular() bool { return e.Problem == "" && e.Resolved.IsRegular() }
+
+// IsLink reports whether the entry itself is a symbolic link.
+func (e Entry) IsLink() bool { return e.Mode&fs.ModeSymlink != 0 }
+
+// ErrNotFolder is wrapped by Walk's error when dir is not a folder (or is
+// a symbolic link, which walks do not follow).
+var ErrNotFolder = errors.New("not a folder")
+
+// ErrTreeTooLarge is wrapped by the error of a walk that meets more
+// entries, or deeper folders, than its Limits allow.
+var ErrTreeTooLarge = errors.New("the tree is over the walk limits")
+
+// Limits bound a walk of a tree. The zero value means the defaults.
+type Limits struct {
+	// Concurrency is how many folders are listed at once (default 8).
+	Concurrency int
+	// MaxDepth is how many folders deep a walk goes below the root
+	// (default 64); a deeper folder is ErrTreeTooLarge.
+	MaxDepth int
+	// MaxEntries is how many entries the whole tree may hold (default
+	// 500,000); more is ErrTreeTooLarge.
+	MaxEntries int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Concurrency <= 0 {
+		l.Concurrency = 8
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = 64
+	}
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = 500_000
+	}
+	return l
+}
+
+// maxLinkHops bounds a chain of symbolic links, as the kernel's ELOOP does.
+const maxLinkHops = 40
+
+// backend is the primitive access a tree is built on.
+type backend interface {
+	// readDir lists the folder dir: lstat information, names only.
+	readDir(ctx context.Context, dir string) ([]fs.FileInfo, error)
+	// readLink returns a link's target as written, or errNoReadLink.
+	readLink(ctx context.Context, name string) (string, error)
+	// stat follows links; used only when readLink is not supported.
+	stat(ctx context.Context, name string) (fs.FileInfo, error)
+	// inside maps an absolute link target to a path relative to the
+	// root, when it lies inside the tree.
+	inside(target string) (string, bool)
+	// readFile reads a regular file reached without links.
+	readFile(ctx context.Context, name string, limit int64) ([]byte, error)
+	// String names the tree for messages.
+	String() string
+}
+
+// lstater is implemented by backends that can lstat one name without
+// listing its folder (a remote endpoint, where a listing is costly).
+type lstater interface {
+	lstat(ctx context.Context, name string) (fs.FileInfo, error)
+}
+
+// errNoReadLink says that a backend cannot read link targets.
+var errNoReadLink = errors.New("links cannot be read")
+
+// tree is the caching layer every Source of this package is: each folder
+// is listed at most once (concurrent askers wait for the one listing), each
+// name lstat'ed at most once, each walk result kept. Errors other than a
+// cancelled context are kept too: a tree that could not be read once is
+// not read differently later in the same evaluation.
+type tree struct {
+	b      backend
+	limits Limits
+	max    int64 // the file size cap when a reader gives none
+
+	mu      sync.Mutex
+	dirs    map[string]*listing
+	stats   map[string]*statCall
+	walks   map[string][]Entry // dir -> walk result
+	entries atomic.Int64       // entries listed so far
+}
+
+type listing struct {
+	done  chan struct{}
+	infos map[string]fs.FileInfo
+	names []string // sorted
+	err   error
+}
+
+type statCall struct {
+	done chan struct{}
+	info fs.FileInfo
+	err  error
+}
+
+func newTree(b backend, limits Limits) *tree {
+	return &tree{b: b, limits: limits.withDefaults(), dirs: map[string]*listing{},
+		stats: map[string]*statCall{}, walks: map[string][]Entry{}}
+}
+
+func isCtxErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// list returns the listing of dir, listing it on first use.
+func (t *tree) list(ctx context.Context, dir string) (*listing, error) {
+	t.mu.Lock()
+	l, ok := t.dirs[dir]
+	if !ok {
+		l = &listing{done: make(chan struct{})}
+		t.dirs[dir] = l
+		t.mu.Unlock()
+		infos, err := t.b.readDir(ctx, dir)
+		if err == nil {
+			if t.entries.Add(int64(len(infos))) > int64(t.limits.MaxEntries) {
+				err = fmt.Errorf("%w: more than %d entries", ErrTreeTooLarge, t.limits.MaxEntries)
+			}
+		}
+		if err != nil {
+			l.err = fmt.Errorf("%s: listing %s: %w", t.b, display(dir), err)
+		} else {
+			l.infos = make(map[string]fs.FileInfo, len(infos))
+			for _, fi := range infos {
+				n := fi.Name()
+				// A server's listing is untrusted: names that are not one
+				// plain segment are dropped.
+				if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\x00") {
+					continue
+				}
+				l.infos[n] = fi
+				l.names = append(l.names, n)
+			}
+			slices.Sort(l.names)
+		}
+		if isCtxErr(err) {
+			t.mu.Lock()
+			delete(t.dirs, dir)
+			t.mu.Unlock()
+		}
+		close(l.done)
+	} else {
+		t.mu.Unlock()
+		select {
+		case <-l.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return l, l.err
+}
+
+func display(name string) string {
+	if name == "" {
+		return "/"
+	}
+	return "/" + name
+}
+
+// lstat describes name itself: from its folder's listing when that is at
+// hand (or when the backend has no cheaper way), else by one lstat.
+func (t *tree) lstat(ctx context.Context, name string) (fs.FileInfo, error) {
+	if name == "" {
+		return rootInfo{}, nil
+	}
+	dir, base := path.Split(name)
+	dir = strings.TrimSuffix(dir, "/")
+	t.mu.Lock()
+	_, listed := t.dirs[dir]
+	t.mu.Unlock()
+	ls, direct := t.b.(lstater)
+	if listed || !direct {
+		l, err := t.list(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		if fi, ok := l.infos[base]; ok {
+			return fi, nil
+		}
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: fs.ErrNotExist}
+	}
+	t.mu.Lock()
+	c, ok := t.stats[name]
+	if !ok {
+		c = &statCall{done: make(chan struct{})}
+		t.stats[name] = c
+		t.mu.Unlock()
+		c.info, c.err = ls.lstat(ctx, name)
+		if c.err != nil && !errors.Is(c.err, fs.ErrNotExist) {
+			c.err = fmt.Errorf("%s: %w", t.b, c.err)
+		}
+		if isCtxErr(c.err) {
+			t.mu.Lock()
+			delete(t.stats, name)
+			t.mu.Unlock()
+		}
+		close(c.done)
+	} else {
+		t.mu.Unlock()
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return c.info, c.err
+}
+
+type rootInfo struct{ fs.FileInfo }
+
+func (rootInfo) Mode() fs.FileMode { return fs.ModeDir }
+func (rootInfo) IsDir() bool       { return true }
+func (rootInfo) Name() string      { return "/" }
+
+// lstatPath lstats name after checking that every folder on the way is a
+// real folder: a link there makes problem say so (links are followed only
+// as the final entry).
+func (t *tree) lstatPath(ctx context.Context, name string) (fi fs.FileInfo, problem string, err error) {
+	if name == "" {
+		return rootInfo{}, "", nil
+	}
+	segs := strings.Split(name, "/")
+	for i := 1; i < len(segs); i++ {
+		dir := strings.Join(segs[:i], "/")
+		di, err := t.lstat(ctx, dir)
+		if err != nil {
+			return nil, "", err
+		}
+		switch {
+		case di.Mode()&fs.ModeSymlink != 0:
+			return nil, fmt.Sprintf("the way to it passes through the symbolic link %s, which is not followed", dir), nil
+		case !di.IsDir():
+			return nil, "", &fs.PathError{Op: "lstat", Path: name, Err: fs.ErrNotExist}
+		}
+	}
+	fi, err = t.lstat(ctx, name)
+	return fi, "", err
+}
+
+// entry builds the Entry of name from its lstat information, following a
+// link.
+func (t *tree) entry(ctx context.Context, name string, fi fs.FileInfo) (Entry, error) {
+	e := Entry{Path: name, Mode: fi.Mode().Type(), Resolved: fi.Mode().Type(), Size: fi.Size()}
+	if !e.IsLink() {
+		return e, nil
+	}
+	e.Resolved, e.Size = 0, 0
+	cur := name
+	for range maxLinkHops {
+		target, err := t.b.readLink(ctx, cur)
+		if errors.Is(err, errNoReadLink) {
+			// The backend follows links itself and refuses to leave its
+			// root: classify by what stat says.
+			ti, err := t.b.stat(ctx, cur)
+			switch {
+			case err == nil:
+				e.Resolved, e.Size = ti.Mode().Type(), ti.Size()
+				e.Target = name // read through the link itself
+			case errors.Is(err, fs.ErrNotExist):
+				e.Problem = "a dangling symbolic link (what it names does not exist)"
+			case strings.Contains(err.Error(), "escapes"):
+				e.Problem = "a symbolic link leading out of the tree"
+			case strings.Contains(err.Error(), "too many"):
+				e.Problem = "a symbolic link in a loop of links"
+			default:
+				return e, fmt.Errorf("%s: following the link %s: %w", t.b, display(name), err)
+			}
+			return e, nil
+		}
+		if err != nil {
+			return e, fmt.Errorf("%s: reading the link %s: %w", t.b, display(cur), err)
+		}
+		var rel string
+		if path.IsAbs(target) {
+			r, ok := t.b.inside(path.Clean(target))
+			if !ok {
+				e.Problem = fmt.Sprintf("a symbolic link leading out of the tree (to %s)", target)
+				return e, nil
+			}
+			rel = r
+		} else {
+			rel = path.Join(path.Dir(cur), target)
+			if rel == ".." || strings.HasPrefix(rel, "../") {
+				e.Problem = fmt.Sprintf("a symbolic link leading out of the tree (to %s)", target)
+				return e, nil
+			}
+			if rel == "." {
+				rel = ""
+			}
+		}
+		ti, problem, err := t.lstatPath(ctx, rel)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			e.Problem = fmt.Sprintf("a dangling symbolic link (to %s)", target)
+			return e, nil
+		case err != nil:
+			return e, err
+		case problem != "":
+			e.Problem = "a symbolic link whose target cannot be reached: " + problem
+			return e, nil
+		}
+		if ti.Mode()&fs.ModeSymlink == 0 {
+			e.Target, e.Resolved, e.Size = rel, ti.Mode().Type(), ti.Size()
+			return e, nil
+		}
+		cur = rel
+	}
+	e.Problem = "a symbolic link in a loop, or a chain of more than 40 links"
+	return e, nil
+}
+
+// Stat implements Source.
+func (t *tree) Stat(ctx context.Context, name string) (Entry, error) {
+	name, err := internalName(name)
+	if err != nil {
+		return Entry{}, err
+	}
+	fi, problem, err := t.lstatPath(ctx, name)
+	if err != nil {
+		return Entry{}, err
+	}
+	if problem != "" {
+		return Entry{Path: name, Mode: fs.ModeIrregular, Resolved: fs.ModeIrregular, Problem: problem}, nil
+	}
+	return t.entry(ctx, name, fi)
+}
+
+// internalName checks a name given to a Source method.
+func internalName(name string) (string, error) {
+	name = strings.Trim(name, "/")
+	if name == "" {
+		return "", nil
+	}
+	if !fs.ValidPath(name) {
+		return "", &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	return name, nil
+}
+
+// Walk implements Source.
+func (t *tree) Walk(ctx context.Context, dir string) ([]Entry, error) {
+	dir, err := internalName(dir)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	if w, ok := t.walks[dir]; ok {
+		t.mu.Unlock()
+		return w, nil
+	}
+	// A walk of a folder above this one holds this one's entries.
+	for d := dir; d != ""; {
+		d = parentOf(d)
+		if w, ok := t.walks[d]; ok {
+			t.mu.Unlock()
+			return below(w, dir)
+		}
+	}
+	t.mu.Unlock()
+	fi, problem, err := t.lstatPath(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if problem != "" || !fi.IsDir() {
+		return nil, &fs.PathError{Op: "walk", Path: dir, Err: ErrNotFolder}
+	}
+	var (
+		mu    sync.Mutex
+		out   []Entry
+		first error
+	)
+	level := []string{dir}
+	for depth := 0; len(level) > 0; depth++ {
+		if depth > t.limits.MaxDepth {
+			return nil, fmt.Errorf("%s: %w: folders deeper than %d levels below %s", t.b, ErrTreeTooLarge, t.limits.MaxDepth, display(dir))
+		}
+		var next []string
+		pool.Each(ctx, len(level), t.limits.Concurrency, func(i int) {
+			d := level[i]
+			l, err := t.list(ctx, d)
+			var local []Entry
+			var subdirs []string
+			if err == nil {
+				for _, n := range l.names {
+					var e Entry
+					e, err = t.entry(ctx, join(d, n), l.infos[n])
+					if err != nil {
+						break
+					}
+					local = append(local, e)
+					if e.Mode.IsDir() {
+						subdirs = append(subdirs, e.Path)
+					}
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if first == nil {
+					first = err
+				}
+				return
+			}
+			out = append(out, local...)
+			next = append(next, subdirs...)
+		})
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if first != nil {
+			return nil, first
+		}
+		level = next
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return cmp.Compare(a.Path, b.Path) })
+	t.mu.Lock()
+	t.walks[dir] = out
+	t.mu.Unlock()
+	return out, nil
+}
+
+func parentOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+func join(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// below returns the entries of a sorted walk (of a folder above dir) that
+// lie below dir, or the error a walk of dir would return.
+func below(w []Entry, dir string) ([]Entry, error) {
+	i, found := slices.BinarySearchFunc(w, dir, func(e Entry, p string) int { return cmp.Compare(e.Path, p) })
+	if !found {
+		// dir is missing, or lies below a link or file the walk did
+		// not enter.
+		return nil, &fs.PathError{Op: "walk", Path: dir, Err: fs.ErrNotExist}
+	}
+	if e := w[i]; !e.Mode.IsDir() {
+		return nil, &fs.PathError{Op: "walk", Path: dir, Err: ErrNotFolder}
+	}
+	prefix := dir + "/"
+	i, _ = slices.BinarySearchFunc(w, prefix, func(e Entry, p string) int { return cmp.Compare(e.Path, p) })
+	var out []Entry
+	for ; i < len(w); i++ {
+		if !strings.HasPrefix(w[i].Path, prefix) {
+			break
+		}
+		out = append(out, w[i])
+	}
+	return out, nil
+}
+
+// ReadFile implements Source.
+func (t *tree) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = t.max
+	}
+	if limit <= 0 {
+		limit = check.DefaultMaxFileSize
+	}
+	e, err := t.Stat(ctx, name)
+	if err != nil {
+		return nil, &check.FileError{Path: name, Err: err}
+	}
+	if e.Problem != "" {
+		return nil, &check.FileError{Path: name, Err: fmt.Errorf("%w: %s", check.ErrNotRegular, e.Problem)}
+	}
+	if !e.Resolved.IsRegular() {
+		return nil, &check.FileError{Path: name, Err: fmt.Errorf("%w (it is %s)", check.ErrNotRegular, modeName(e.Resolved))}
+	}
+	if e.Size > limit {
+		return nil, &check.FileError{Path: name, Size: e.Size, Limit: limit, Err: check.ErrTooLarge}
+	}
+	target := e.Path
+	if e.IsLink() {
+		target = e.Target
+	}
+	data, err := t.b.readFile(ctx, target, limit)
+	if err != nil {
+		var fe *check.FileError
+		if errors.As(err, &fe) {
+			fe.Path = name
+			return nil, fe
+		}
+		return nil, &check.FileError{Path: name, Err: err}
+	}
+	return data, nil
+}
+
+// modeName says what kind of entry a mode describes.
+func modeName(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
