@@ -390,5 +390,5 @@ func marshal(v any) ([]byte, error) {
 }
 
 // Ptr returns a pointer to v, for the optional fields of CriterionUpdate
-// and the kind constructors.
+// (Label: client.Ptr("new label")).
 func Ptr[T any](v T) *T { return &v }
