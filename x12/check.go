@@ -37,29 +37,22 @@ func Register(r *assert.Registry) { r.Register(Kind, []byte(schema), decode) }
 
 func init() { Register(assert.DefaultRegistry()) }
 
-// Response is the x12-response assertion: some recorded exchange of the
-// transaction set, correlated by paths on its response or by its metadata,
-// has a response whose fields hold the expected values.
-type Response struct {
-	// Transaction is "270" to "278", or "" for any. "270" and "271" both
+// response is the decoded x12-response assertion: some recorded exchange
+// of the transaction set, correlated by paths on its response or by its
+// metadata, has a response whose fields hold the expected values. It is
+// immutable: decode compiles every path, and nothing can change after.
+type response struct {
+	// transaction is "270" to "278", or "" for any. "270" and "271" both
 	// select eligibility exchanges, "276" and "277" claim status ones.
-	Transaction string
-	// CorrelateBy maps a record metadata name, or an X12 path evaluated on
-	// the response, to the value it must have (a string, json.Number, bool
-	// or nil), compared as text.
-	CorrelateBy map[string]any
-	// Fields are checked against each candidate's response.
-	Fields []check.Field
-
-	// compiled holds the parsed paths when the assertion was decoded;
-	// a Response built by hand compiles them on each Check.
-	compiled *compiled
-}
-
-// compiled is a Response's correlate_by keys and field paths, parsed.
-type compiled struct {
-	keys   []correlation
-	fields []Path
+	transaction string
+	// keys are the correlate_by entries in key order, each a record
+	// metadata name or an X12 path evaluated on the response (a string,
+	// json.Number, bool or nil), compared as text.
+	keys []correlation
+	// fields are checked against each candidate's response; paths are
+	// their compiled paths.
+	fields []check.Field
+	paths  []Path
 }
 
 type correlation struct {
@@ -78,15 +71,17 @@ func decode(spec assert.Spec) (assert.Assertion, error) {
 	if err := json.Unmarshal(spec, &raw); err != nil {
 		return nil, err
 	}
-	r := &Response{Fields: raw.Fields, CorrelateBy: map[string]any{}}
+	r := &response{fields: raw.Fields, paths: make([]Path, len(raw.Fields)), keys: make([]correlation, 0, len(raw.CorrelateBy))}
 	if raw.Transaction != nil {
-		r.Transaction = *raw.Transaction
+		r.transaction = *raw.Transaction
 	}
 	var viols []assert.Violation
 	for i, f := range raw.Fields {
-		if _, err := ParsePath(f.Path); err != nil {
+		p, err := ParsePath(f.Path)
+		if err != nil {
 			viols = append(viols, assert.Violation{Pointer: assert.IndexPointer("/fields", i) + "/path", Message: err.Error()})
 		}
+		r.paths[i] = p
 	}
 	if len(viols) > 0 {
 		return nil, &assert.SpecError{Kind: Kind, Violations: viols}
@@ -96,34 +91,18 @@ func decode(spec assert.Spec) (assert.Assertion, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.CorrelateBy[k] = val
+		c := correlation{key: k, expected: val}
+		if p, err := ParsePath(k); err == nil {
+			c.path, c.isPath = p, true
+		}
+		r.keys = append(r.keys, c)
 	}
-	r.compiled = r.compile()
+	sort.Slice(r.keys, func(a, b int) bool { return r.keys[a].key < r.keys[b].key })
 	return r, nil
 }
 
-// compile parses the correlate_by keys, in key order, each as a path when
-// it is one, and the field paths (decode has rejected invalid ones; in a
-// Response built by hand, an invalid path is the zero Path, which selects
-// nothing).
-func (r *Response) compile() *compiled {
-	c := &compiled{keys: make([]correlation, 0, len(r.CorrelateBy)), fields: make([]Path, len(r.Fields))}
-	for i, f := range r.Fields {
-		c.fields[i], _ = ParsePath(f.Path)
-	}
-	for k, v := range r.CorrelateBy {
-		corr := correlation{key: k, expected: v}
-		if p, err := ParsePath(k); err == nil {
-			corr.path, corr.isPath = p, true
-		}
-		c.keys = append(c.keys, corr)
-	}
-	sort.Slice(c.keys, func(a, b int) bool { return c.keys[a].key < c.keys[b].key })
-	return c
-}
-
 // Kind returns "x12-response".
-func (r *Response) Kind() string { return Kind }
+func (r *response) Kind() string { return Kind }
 
 // family groups a transaction set with its counterpart: an eligibility
 // inquiry with its response, a claim status request with its response.
@@ -137,6 +116,13 @@ func family(code string) string {
 	return code
 }
 
+// candidate is a record with its parsed interchanges.
+type candidate struct {
+	rec           Record
+	x, request    *Interchange
+	key, describe string
+}
+
 // Check finds the candidate records and judges their responses. Evidence:
 // {"matched": the best response's ST02, "field_results": [...],
 // "candidates": N}.
@@ -144,7 +130,7 @@ func family(code string) string {
 // A record whose response cannot be parsed as X12 makes the check an error:
 // the recorded evidence is malformed. Envelope findings in a response do
 // not: the response is read leniently.
-func (r *Response) Check(ctx context.Context, env *assert.Env) assert.Result {
+func (r *response) Check(ctx context.Context, env *assert.Env) assert.Result {
 	src, err := assert.Lookup[Source](env)
 	if err != nil {
 		return assert.Errored(err)
@@ -153,81 +139,87 @@ func (r *Response) Check(ctx context.Context, env *assert.Env) assert.Result {
 	if err != nil {
 		return assert.Errored(err)
 	}
-	c := r.compiled
-	if c == nil {
-		c = r.compile()
-	}
-	keys, paths := c.keys, c.fields
-	type candidate struct {
-		x, request    *Interchange
-		key, describe string
-	}
-	var cands []candidate
+	items := make([]candidate, len(recs))
 	for i, rec := range recs {
 		if err := ctx.Err(); err != nil {
 			return assert.Errored(err)
 		}
-		name := rec.Name
-		if name == "" {
-			name = "#" + strconv.Itoa(i)
+		if items[i], err = load(i, rec); err != nil {
+			return assert.Errored(err)
 		}
-		x, request, err := rec.interchanges()
-		if err != nil {
-			return assert.Errorf("x12 record %s: the response cannot be read: %v", name, err)
-		}
-		if r.Transaction != "" && !r.selects(rec, x, request) {
-			continue
-		}
-		if !correlates(keys, rec, x) {
-			continue
-		}
-		c := candidate{x: x, key: "record " + name, describe: "record " + name}
-		if txs := x.Transactions(); len(txs) > 0 {
-			c.key = txs[0].Control
-			c.describe = fmt.Sprintf("the %s response %s (record %s)", txs[0].Code, strconv.Quote(c.key), name)
-		}
-		cands = append(cands, c)
 	}
-	match := check.BestOf(len(cands), len(r.Fields), func(i int) check.Candidate {
-		x := cands[i].x
-		results := make([]check.FieldResult, len(r.Fields))
-		var buf [8]string
-		for j, f := range r.Fields {
-			results[j] = check.TextField(f, paths[j].AppendValues(buf[:0], x))
-		}
-		return check.Candidate{Key: cands[i].key, Results: results}
-	})
-	return match.Result(check.Report{
-		Searched: searched(r.Transaction, keys),
-		Held:     len(recs),
-		Noun:     "record",
-		// Responses may share an ST02: name the best record by its index.
-		Describe: func(key string) string {
-			if match.Index >= 0 && cands[match.Index].key == key {
-				return cands[match.Index].describe
+	best, bestPassed := -1, -1
+	return check.Candidates[candidate]{
+		Items:     items,
+		Correlate: func(c candidate) bool { return r.selects(c) && correlates(r.keys, c.rec, c.x) },
+		Fields:    len(r.fields),
+		Judge: func(i int, c candidate) check.Candidate {
+			results := make([]check.FieldResult, len(r.fields))
+			var buf [8]string
+			passed := 0
+			for j, f := range r.fields {
+				results[j] = check.TextField(f, r.paths[j].AppendValues(buf[:0], c.x))
+				if results[j].Passed {
+					passed++
+				}
 			}
-			return key
+			if passed > bestPassed { // the rule check.Candidates picks its best by
+				best, bestPassed = i, passed
+			}
+			return check.Candidate{Key: c.key, Results: results}
 		},
-	})
+		Report: check.Report{
+			Searched: searched(r.transaction, r.keys),
+			Noun:     "record",
+			// Responses may share an ST02: name the best record.
+			Describe: func(key string) string {
+				if best >= 0 && items[best].key == key {
+					return items[best].describe
+				}
+				return key
+			},
+		},
+	}.Result()
 }
 
-// selects reports whether rec is about r's transaction set: the record's
-// declared transaction, or a transaction set of its request or response, is
-// in the same family.
-func (r *Response) selects(rec Record, resp, request *Interchange) bool {
-	want := family(r.Transaction)
-	if rec.Transaction != "" && family(rec.Transaction) == want {
+// load parses record i, naming it for evidence and details.
+func load(i int, rec Record) (candidate, error) {
+	name := rec.Name
+	if name == "" {
+		name = "#" + strconv.Itoa(i)
+	}
+	x, request, err := rec.interchanges()
+	if err != nil {
+		return candidate{}, fmt.Errorf("x12 record %s: the response cannot be read: %w", name, err)
+	}
+	c := candidate{rec: rec, x: x, request: request, key: "record " + name, describe: "record " + name}
+	if txs := x.Transactions(); len(txs) > 0 {
+		c.key = txs[0].Control
+		c.describe = fmt.Sprintf("the %s response %s (record %s)", txs[0].Code, strconv.Quote(c.key), name)
+	}
+	return c, nil
+}
+
+// selects reports whether c is about r's transaction set (any, when r
+// names none): the record's declared transaction, or a transaction set of
+// its request or response, is in the same family.
+func (r *response) selects(c candidate) bool {
+	if r.transaction == "" {
 		return true
 	}
-	for _, tx := range resp.Transactions() {
+	want := family(r.transaction)
+	if c.rec.Transaction != "" && family(c.rec.Transaction) == want {
+		return true
+	}
+	for _, tx := range c.x.Transactions() {
 		if family(tx.Code) == want {
 			return true
 		}
 	}
-	if request != nil {
+	if c.request != nil {
 		// The request is what the agent sent: one that cannot be parsed
 		// (nil here) just says nothing about the transaction set.
-		for _, tx := range request.Transactions() {
+		for _, tx := range c.request.Transactions() {
 			if family(tx.Code) == want {
 				return true
 			}

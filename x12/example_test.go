@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/x12"
 )
 
@@ -74,7 +75,7 @@ func ExampleSegment_LoopPath() {
 // snapshot's x12 folder.
 func Example_response() {
 	env := assert.NewEnv()
-	x12.Attach(env, x12.DirSource("testdata/records"))
+	x12.Attach(env, x12.FolderSource(check.DirFS("testdata/records"), 0))
 	spec := `{"assert": "x12-response", "transaction": "278",
 	  "correlate_by": {"patient_id": "W123456789"},
 	  "fields": [{"path": "2000F/HCR01", "expected": "A1"}, {"path": "2000F/SV101-2", "expected": "72148"}]}`

@@ -235,20 +235,21 @@ func txDefOf(g uint8) txDef {
 	return nil
 }
 
-// hlEntry is an HL of the current transaction set: its HL01 and loop
+// hlEntry is an HL of the current transaction set: where its HL01 is in
+// the input (offsets, so that the slices hold no pointers) and its loop
 // instance (-1 during the parse's own check, which builds no loops).
 type hlEntry struct {
-	id   string
-	inst int32
+	start, end int32
+	inst       int32
 }
 
 // hlCheck follows the HL hierarchy of one transaction set: the current HL
-// and its ancestors, and, once an HL names a parent that is not among them
-// (which a well-formed, pre-order hierarchy never does), every HL seen.
+// and its ancestors, and every HL seen, for a parent that is not among
+// them (which a well-formed, pre-order hierarchy never names).
 type hlCheck struct {
+	data  string
 	stack []hlEntry
 	seen  []hlEntry // every HL of the transaction set, in order
-	all   bool      // seen is complete: an out-of-order parent was met
 }
 
 func (h *hlCheck) start() {
@@ -256,25 +257,43 @@ func (h *hlCheck) start() {
 	h.seen = h.seen[:0]
 }
 
-// parent finds the HL whose HL01 is hl02 and makes the new HL hl01 (loop
-// instance inst) current. found is false when no earlier HL has that
-// HL01; the new HL then has no parent.
-func (h *hlCheck) parent(hl01, hl02 string, inst int32) (parent int32, found bool) {
+// hlIDs returns the bounds of HL01 and HL02 in the HL segment data[start:end].
+func hlIDs(data string, start, end int, sep byte) (id1, id1End, id2, id2End int) {
+	i := start + 3 // after "HL" and its separator
+	id1 = min(i, end)
+	for i < end && data[i] != sep {
+		i++
+	}
+	id1End = i
+	i++
+	id2 = min(i, end)
+	for i < end && data[i] != sep {
+		i++
+	}
+	id2End = max(min(i, end), id2)
+	return
+}
+
+// parent finds the HL whose HL01 is data[p2:p2End] and makes the new HL
+// (HL01 at data[p1:p1End], loop instance inst) current. found is false
+// when no earlier HL has that HL01; the new HL then has no parent.
+func (h *hlCheck) parent(p1, p1End, p2, p2End int, inst int32) (parent int32, found bool) {
 	parent, found = -1, true
-	if hl02 != "" {
+	if p2End > p2 {
+		want := h.data[p2:p2End]
 		found = false
 		for k := len(h.stack) - 1; k >= 0; k-- {
-			if h.stack[k].id == hl02 {
+			if e := h.stack[k]; h.data[e.start:e.end] == want {
 				h.stack = h.stack[:k+1]
-				parent, found = h.stack[k].inst, true
+				parent, found = e.inst, true
 				break
 			}
 		}
 		if !found {
 			h.stack = h.stack[:0]
 			for k := len(h.seen) - 1; k >= 0; k-- {
-				if h.seen[k].id == hl02 {
-					parent, found = h.seen[k].inst, true
+				if e := h.seen[k]; h.data[e.start:e.end] == want {
+					parent, found = e.inst, true
 					break
 				}
 			}
@@ -282,7 +301,7 @@ func (h *hlCheck) parent(hl01, hl02 string, inst int32) (parent int32, found boo
 	} else {
 		h.stack = h.stack[:0]
 	}
-	e := hlEntry{id: hl01, inst: inst}
+	e := hlEntry{start: int32(p1), end: int32(p1End), inst: inst}
 	h.stack = append(h.stack, e)
 	h.seen = append(h.seen, e)
 	return parent, found
@@ -291,11 +310,9 @@ func (h *hlCheck) parent(hl01, hl02 string, inst int32) (parent int32, found boo
 // checkHL checks that the HL s[start:end] names a parent an earlier HL of
 // its transaction set has.
 func (p *parser) checkHL(i int32, start, end int) {
-	t := p.s[start:end]
-	hl01, _ := field(t, p.d.Element, 1)
-	hl02, _ := field(t, p.d.Element, 2)
-	if _, found := p.hl.parent(hl01, hl02, -1); !found {
-		p.find(i, start, end, "HL02 names parent "+strconv.Quote(hl02)+", which no earlier HL of this transaction set has")
+	p1, p1End, p2, p2End := hlIDs(p.s, start, end, p.d.Element)
+	if _, found := p.hl.parent(p1, p1End, p2, p2End, -1); !found {
+		p.find(i, start, end, "HL02 names parent "+strconv.Quote(p.s[p2:p2End])+", which no earlier HL of this transaction set has")
 	}
 }
 
@@ -350,7 +367,7 @@ func (x *Interchange) buildIndex() {
 	ix := &indexer{x: x, segs: make([]segment, 0, x.nsegs)}
 	var openBuf [8]openLoop
 	var stackBuf [8]hlEntry
-	ix.open, ix.hl.stack = openBuf[:0], stackBuf[:0]
+	ix.open, ix.hl.stack, ix.hl.data = openBuf[:0], stackBuf[:0], x.data
 	guided := false
 	for _, g := range x.guides {
 		if g != guideNone {
@@ -424,8 +441,8 @@ func (ix *indexer) assign(i int32, id uint32, t string) {
 		}
 		return
 	case idHL:
-		hl01, _ := field(t, sep, 1)
-		hl02, _ := field(t, sep, 2)
+		start := int(ix.segs[i].start)
+		p1, p1End, p2, p2End := hlIDs(ix.x.data, start, start+len(t), sep)
 		code, _ := field(t, sep, 3)
 		def := ix.def[code]
 		var name uint16
@@ -433,7 +450,7 @@ func (ix *indexer) assign(i int32, id uint32, t string) {
 			name = def.name
 		}
 		inst := ix.newLoop(name, -1, i)
-		parent, _ := ix.hl.parent(hl01, hl02, inst)
+		parent, _ := ix.hl.parent(p1, p1End, p2, p2End, inst)
 		ix.loops[inst].parent = parent
 		ix.open = append(ix.open[:0], openLoop{def: def, inst: inst})
 		ix.ls = -1

@@ -211,7 +211,7 @@ func ParseString(s string, opts ...Option) (*Interchange, error) {
 	x := &Interchange{data: s}
 	x.delims, x.marks, x.txs, x.guides = x.delims0[:0], x.marks0[:0], x.txs0[:0], x.guides0[:0]
 	p := &parser{x: x, s: s}
-	p.hl.stack = p.stackBuf[:0]
+	p.hl.stack, p.hl.data = p.stackBuf[:0], s
 	p.run(start)
 	if len(x.findings) > 0 {
 		x.locate()

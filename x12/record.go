@@ -7,13 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/jsonkind"
 )
 
 // Record is one recorded exchange with a payer: the request an agent sent,
@@ -32,7 +33,8 @@ type Record struct {
 	// json.Number, booleans, nil, maps and slices.
 	Metadata map[string]any
 
-	// parsed caches the interchanges, when the record came from ReadDir.
+	// parsed caches the interchanges when the record came from one of this
+	// package's sources, so that every check shares one parse.
 	parsed *parsedRecord
 }
 
@@ -46,7 +48,7 @@ type parsedRecord struct {
 }
 
 // interchanges parses the record's response and request, once per record
-// when it came from ReadDir. A request that cannot be parsed reads as nil:
+// when it came from MemorySource or FolderSource. A request that cannot be parsed reads as nil:
 // it is what the agent sent, so it is judged, not an evidence error.
 func (r Record) interchanges() (response *Interchange, request *Interchange, err error) {
 	parse := func(p *parsedRecord) {
@@ -65,7 +67,10 @@ func (r Record) interchanges() (response *Interchange, request *Interchange, err
 }
 
 // Source gives the recorded X12 exchanges of a rollout. An error means the
-// evidence could not be read; checks report it as status error.
+// evidence could not be read; checks report it as status error. Records
+// from MemorySource and FolderSource carry their parse with them, so that
+// every check of an evaluation parses each response once; records a
+// Source of your own builds are parsed by each check that reads them.
 type Source interface {
 	Records(ctx context.Context) ([]Record, error)
 }
@@ -73,26 +78,61 @@ type Source interface {
 // Attach sets env's X12 source.
 func Attach(env *assert.Env, src Source) { assert.Attach[Source](env, src) }
 
-// MemorySource is a Source holding its records in memory.
-type MemorySource []Record
-
-// Records returns the records.
-func (m MemorySource) Records(context.Context) ([]Record, error) { return m, nil }
-
-type errSource struct{ err error }
-
-func (e errSource) Records(context.Context) ([]Record, error) { return nil, e.err }
-
-// DirSource reads the x12 folder of a sandbox snapshot with ReadDir. A
-// folder that cannot be read gives a Source whose Records returns the
-// error, so that the checks that need the evidence report it and the others
-// still run.
-func DirSource(dir string) Source {
-	recs, err := ReadDir(dir)
-	if err != nil {
-		return errSource{err}
+// MemorySource is a Source holding records in memory. Each record's
+// response and request are parsed the first time a check reads them, and
+// every later check shares that parse.
+func MemorySource(records ...Record) Source {
+	recs := make([]Record, len(records))
+	copy(recs, records)
+	for i := range recs {
+		recs[i].parsed = &parsedRecord{}
 	}
-	return recs
+	return memorySource(recs)
+}
+
+type memorySource []Record
+
+func (m memorySource) Records(ctx context.Context) ([]Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// FolderSource is the x12 folder of a sandbox snapshot, read through fsys
+// when a check first asks and kept for the checks after it: records.json,
+// a JSON array of {"transaction"?, "request"?, "response", "metadata"?}
+// with raw X12 strings, then every NAME.response.x12 with its optional
+// NAME.request.x12 and NAME.meta.json (a JSON object), in byte order of
+// NAME. Other files are ignored. Every file is read with check.ReadFile:
+// regular files only, at most maxFileSize bytes (<= 0:
+// check.DefaultMaxFileSize). A file that cannot be read, a request or
+// metadata file without its response, or a records.json that is not of
+// that shape makes Records return an error, so that the checks that need
+// the evidence report status error. The X12 is parsed once, by the first
+// check that reads a record.
+func FolderSource(fsys fs.FS, maxFileSize int64) Source {
+	return &folderSource{load: sync.OnceValues(func() ([]Record, error) {
+		recs, err := readFolder(fsys, maxFileSize)
+		if err != nil {
+			return nil, err
+		}
+		for i := range recs {
+			recs[i].parsed = &parsedRecord{}
+		}
+		return recs, nil
+	})}
+}
+
+type folderSource struct {
+	load func() ([]Record, error)
+}
+
+func (f *folderSource) Records(ctx context.Context) ([]Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return f.load()
 }
 
 // Suffixes of the files a snapshot's x12 folder holds.
@@ -103,29 +143,24 @@ const (
 	recordsFile    = "records.json"
 )
 
-// ReadDir reads the records of a snapshot's x12 folder: records.json, a
-// JSON array of {"transaction"?, "request"?, "response", "metadata"?} with
-// raw X12 strings, then every NAME.response.x12 with its optional
-// NAME.request.x12 and NAME.meta.json (a JSON object), in byte order of
-// NAME. Other files are ignored. A request or metadata file without its
-// response, or a records.json that is not of that shape, is an error.
-//
-// The X12 itself is not parsed here: the first check that reads a record
-// parses it, and the checks after it reuse the result.
-func ReadDir(dir string) (MemorySource, error) {
-	recs, err := readDir(dir)
-	for i := range recs {
-		recs[i].parsed = &parsedRecord{}
+// readFile reads one evidence file as a string, without copying it.
+func readFile(fsys fs.FS, name string, limit int64) (string, error) {
+	data, err := check.ReadFile(fsys, name, limit)
+	if err != nil {
+		return "", fmt.Errorf("x12 records: %w", err)
 	}
-	return recs, err
+	if len(data) == 0 {
+		return "", nil
+	}
+	return unsafe.String(&data[0], len(data)), nil
 }
 
-func readDir(dir string) (MemorySource, error) {
-	entries, err := os.ReadDir(dir)
+func readFolder(fsys fs.FS, limit int64) ([]Record, error) {
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("x12 records: %w", err)
 	}
-	var recs MemorySource
+	var recs []Record
 	type parts struct{ request, response, meta bool }
 	pairs := map[string]*parts{}
 	for _, e := range entries {
@@ -134,7 +169,7 @@ func readDir(dir string) (MemorySource, error) {
 			continue
 		}
 		if name == recordsFile {
-			rs, err := readRecordsJSON(filepath.Join(dir, name))
+			rs, err := readRecordsJSON(fsys, name, limit)
 			if err != nil {
 				return nil, err
 			}
@@ -173,24 +208,20 @@ func readDir(dir string) (MemorySource, error) {
 			if !pt.request {
 				orphan = n + metaSuffix
 			}
-			return nil, fmt.Errorf("x12 records: %s has no %s%s beside it", filepath.Join(dir, orphan), n, responseSuffix)
+			return nil, fmt.Errorf("x12 records: %s has no %s%s beside it", orphan, n, responseSuffix)
 		}
 		rec := Record{Name: n}
-		data, err := os.ReadFile(filepath.Join(dir, n+responseSuffix))
-		if err != nil {
-			return nil, fmt.Errorf("x12 records: %w", err)
+		if rec.Response, err = readFile(fsys, n+responseSuffix, limit); err != nil {
+			return nil, err
 		}
-		rec.Response = string(data)
 		if pt.request {
-			data, err := os.ReadFile(filepath.Join(dir, n+requestSuffix))
-			if err != nil {
-				return nil, fmt.Errorf("x12 records: %w", err)
+			if rec.Request, err = readFile(fsys, n+requestSuffix, limit); err != nil {
+				return nil, err
 			}
-			rec.Request = string(data)
 		}
 		if pt.meta {
-			file := filepath.Join(dir, n+metaSuffix)
-			data, err := os.ReadFile(file)
+			file := n + metaSuffix
+			data, err := check.ReadFile(fsys, file, limit)
 			if err != nil {
 				return nil, fmt.Errorf("x12 records: %w", err)
 			}
@@ -200,7 +231,7 @@ func readDir(dir string) (MemorySource, error) {
 			}
 			m, ok := v.(map[string]any)
 			if !ok {
-				return nil, fmt.Errorf("x12 records: %s: metadata must be a JSON object, not %s", file, jsonKind(v))
+				return nil, fmt.Errorf("x12 records: %s: metadata must be a JSON object, not %s", file, jsonkind.Of(v))
 			}
 			rec.Metadata = m
 		}
@@ -222,29 +253,10 @@ func decodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	}
-	return "an object"
-}
-
 // readRecordsJSON reads records.json; problems name the JSON pointer.
-func readRecordsJSON(file string) ([]Record, error) {
-	data, err := os.ReadFile(file)
+func readRecordsJSON(fsys fs.FS, file string, limit int64) ([]Record, error) {
+	data, err := check.ReadFile(fsys, file, limit)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
 		return nil, fmt.Errorf("x12 records: %w", err)
 	}
 	v, err := decodeJSON(data)
@@ -253,7 +265,7 @@ func readRecordsJSON(file string) ([]Record, error) {
 	}
 	items, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("x12 records: %s: must be a JSON array of records, not %s", file, jsonKind(v))
+		return nil, fmt.Errorf("x12 records: %s: must be a JSON array of records, not %s", file, jsonkind.Of(v))
 	}
 	recs := make([]Record, 0, len(items))
 	for i, it := range items {
@@ -262,7 +274,7 @@ func readRecordsJSON(file string) ([]Record, error) {
 		}
 		obj, ok := it.(map[string]any)
 		if !ok {
-			return nil, bad("", "a record must be an object, not "+jsonKind(it))
+			return nil, bad("", "a record must be an object, not "+jsonkind.Of(it))
 		}
 		rec := Record{Name: fmt.Sprintf("%s[%d]", recordsFile, i)}
 		str := func(key string, required bool) (string, error) {
@@ -278,7 +290,7 @@ func readRecordsJSON(file string) ([]Record, error) {
 				}
 				return "", nil
 			default:
-				return "", bad("/"+key, "must be a string, not "+jsonKind(s))
+				return "", bad("/"+key, "must be a string, not "+jsonkind.Of(s))
 			}
 		}
 		if rec.Transaction, err = str("transaction", false); err != nil {
@@ -295,7 +307,7 @@ func readRecordsJSON(file string) ([]Record, error) {
 		case map[string]any:
 			rec.Metadata = m
 		default:
-			return nil, bad("/metadata", "must be an object, not "+jsonKind(m))
+			return nil, bad("/metadata", "must be an object, not "+jsonkind.Of(m))
 		}
 		recs = append(recs, rec)
 	}

@@ -8,11 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/x12"
 )
 
-func TestReadDir(t *testing.T) {
-	recs, err := x12.ReadDir("testdata/records")
+func readFolder(dir string) ([]x12.Record, error) {
+	return x12.FolderSource(check.DirFS(dir), 0).Records(context.Background())
+}
+
+func TestFolderSource(t *testing.T) {
+	recs, err := readFolder("testdata/records")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,13 +39,15 @@ func TestReadDir(t *testing.T) {
 	if recs[0].Transaction != "277" || recs[1].Request != "" || recs[1].Metadata["verified"] != false {
 		t.Errorf("records.json: %+v / %+v", recs[0].Metadata, recs[1])
 	}
-	got, err := x12.DirSource("testdata/records").Records(context.Background())
-	if err != nil || len(got) != 4 {
-		t.Errorf("DirSource: %d records, %v", len(got), err)
+	src := x12.FolderSource(check.DirFS("testdata/records"), 0)
+	a, err := src.Records(context.Background())
+	b, _ := src.Records(context.Background())
+	if err != nil || len(a) != 4 || &a[0] != &b[0] {
+		t.Errorf("FolderSource read its folder twice, or not at all: %d records, %v", len(a), err)
 	}
 }
 
-func TestReadDirErrors(t *testing.T) {
+func TestFolderSourceErrors(t *testing.T) {
 	resp, _ := os.ReadFile("testdata/own/janedoe_271.x12")
 	tests := []struct {
 		name  string
@@ -69,18 +76,15 @@ func TestReadDirErrors(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, err := x12.ReadDir(dir)
+			_, err := readFolder(dir)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want %q", err, tt.want)
-			}
-			if _, err := x12.DirSource(dir).Records(context.Background()); err == nil {
-				t.Error("DirSource hid the error")
 			}
 		})
 	}
 }
 
-func TestReadDirIgnoresOtherFiles(t *testing.T) {
+func TestFolderSourceIgnoresOtherFiles(t *testing.T) {
 	dir := t.TempDir()
 	resp, _ := os.ReadFile("testdata/own/janedoe_271.x12")
 	for name, text := range map[string]string{"README.md": "notes", "a.response.x12": string(resp), "loose.x12": "x", ".response.x12": "x"} {
@@ -91,7 +95,7 @@ func TestReadDirIgnoresOtherFiles(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub.response.x12"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	recs, err := x12.ReadDir(dir)
+	recs, err := readFolder(dir)
 	if err != nil || len(recs) != 1 || recs[0].Name != "a" || recs[0].Request != "" || recs[0].Metadata != nil {
 		t.Fatalf("%+v %v", recs, err)
 	}
