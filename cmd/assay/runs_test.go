@@ -3,12 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"gopkg.in/yaml.v3"
 )
 
 // benchmarkRuns writes n run folders whose portal claims are paid in the
@@ -46,9 +48,12 @@ func TestEvalRunsBenchmark(t *testing.T) {
 			Criteria []json.RawMessage
 		}
 		Benchmark struct {
-			Score    float64
-			Verdict  string
-			Axes     map[string]struct{ Score float64; Runs int }
+			Score   float64
+			Verdict string
+			Axes    map[string]struct {
+				Score float64
+				Runs  int
+			}
 			Verdicts map[string]int
 		}
 	}
@@ -149,5 +154,25 @@ func TestHelpExitsZeroOnStdout(t *testing.T) {
 	stdout, _, _ := runAssay(t, nil, "eval", "--help")
 	if !strings.Contains(stdout, "  --criteria FILE") || strings.Contains(stdout, "\n  -criteria") {
 		t.Errorf("flags are not shown with two dashes:\n%s", stdout)
+	}
+}
+
+// The sharding examples stay valid YAML and keep using the flags they
+// document.
+func TestShardingExamples(t *testing.T) {
+	for _, name := range []string{"k8s-indexed-job.yaml", "github-actions.yaml"} {
+		data, err := os.ReadFile(filepath.Join("../../examples/sharding", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(data, &doc); err != nil || len(doc) == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+		for _, want := range []string{"--shard", "--format jsonl"} {
+			if !strings.Contains(string(data), want) {
+				t.Errorf("%s lacks %s", name, want)
+			}
+		}
 	}
 }
