@@ -213,10 +213,15 @@ type pattern struct {
 	toks    []string
 	compact []rune   // the words without spaces
 	digits  []string // words with digits, in order
-	neg     string   // negation words, in order
+	guard   string   // guard words, in order
 }
 
-var negations = set("not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "without")
+// guards are the words the fuzzy stage never lets differ: negations and
+// personal pronouns, so that a misspelling is tolerated but a change of
+// whether, or of who, is not ("you do not need" is not "i do not need").
+var guards = set("not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "without",
+	"i", "me", "my", "mine", "you", "your", "yours", "we", "us", "our", "ours", "he", "him", "his",
+	"she", "her", "hers", "they", "them", "their", "theirs")
 
 func newPattern(phrase string) pattern {
 	toks := normalizeText(phrase, 0)
@@ -229,12 +234,12 @@ func newPattern(phrase string) pattern {
 		if hasDigit(t.text) {
 			p.digits = append(p.digits, t.text)
 		}
-		if negations[t.text] {
+		if guards[t.text] {
 			neg = append(neg, t.text)
 		}
 	}
 	p.compact = []rune(c.String())
-	p.neg = strings.Join(neg, " ")
+	p.guard = strings.Join(neg, " ")
 	return p
 }
 
@@ -243,7 +248,7 @@ func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 // fuzzy finds the window of the block most similar to p: windows of one
 // word fewer to one word more than the phrase, compared without spaces by
 // partial ratio, 1 - edits/longer length. A window must hold the phrase's
-// words with digits exactly and in order, and the same negation words; a
+// words with digits exactly and in order, and the same guard words; a
 // phrase of two or more words must share at least one word with it.
 func (b *block) fuzzy(p *pattern, th float64, lev *levenshtein) (best float64, bestS, bestL int) {
 	n := len(p.toks)
@@ -259,7 +264,7 @@ func (b *block) fuzzy(p *pattern, th float64, lev *levenshtein) (best float64, b
 			if abs(wl-pl) > k {
 				return
 			}
-			if !b.sameDigitsAndNegation(p, s, L) {
+			if !b.sameDigitsAndGuards(p, s, L) {
 				return
 			}
 			d := lev.distance(p.compact, b.window(s, L, lev), k)
@@ -299,7 +304,7 @@ func abs(x int) int {
 	return x
 }
 
-func (b *block) sameDigitsAndNegation(p *pattern, s, L int) bool {
+func (b *block) sameDigitsAndGuards(p *pattern, s, L int) bool {
 	d, negs := 0, 0
 	var neg strings.Builder
 	for _, t := range b.toks[s : s+L] {
@@ -309,7 +314,7 @@ func (b *block) sameDigitsAndNegation(p *pattern, s, L int) bool {
 			}
 			d++
 		}
-		if negations[t.text] {
+		if guards[t.text] {
 			if negs > 0 {
 				neg.WriteByte(' ')
 			}
@@ -317,7 +322,7 @@ func (b *block) sameDigitsAndNegation(p *pattern, s, L int) bool {
 			negs++
 		}
 	}
-	return d == len(p.digits) && neg.String() == p.neg
+	return d == len(p.digits) && neg.String() == p.guard
 }
 
 // window writes the window's words without spaces into lev's buffer.

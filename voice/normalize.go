@@ -245,10 +245,16 @@ func subSplit(s string) []string {
 		}
 	}
 	flush(len(s))
-	for i, p := range out {
-		out[i] = strings.Trim(p, "'")
+	for i := 0; i < len(out); i++ {
+		out[i] = strings.Trim(out[i], "'")
 		if kindOfPart(out[i]) == 2 {
 			out[i] = canonicalDigits(out[i])
+			// a date with its year: "3/5/2024" -> "3/5", "2024"
+			if k := strings.LastIndexByte(out[i], '/'); k > 0 && strings.Count(out[i], "/") == 2 {
+				out = append(out[:i+1], append([]string{out[i][k+1:]}, out[i+1:]...)...)
+				out[i] = out[i][:k]
+				i++
+			}
 		}
 	}
 	// drop parts that were only apostrophes
@@ -450,6 +456,21 @@ func dropFillers(in []word) []word {
 			}
 			continue
 		}
+		// "dash" or "hyphen" spoken inside an ID ("R dash 4 4 7 1")
+		if (w.text == "dash" || w.text == "hyphen") && len(out) > 0 && i+1 < len(in) &&
+			isIDPart(out[len(out)-1].text) && isIDPart(in[i+1].text) {
+			continue
+		}
+		// "G as in George": the letter alone
+		if isSingleLetter(w.text) && i+3 < len(in) && in[i+1].text == "as" && in[i+2].text == "in" &&
+			strings.HasPrefix(in[i+3].text, w.text) {
+			out = append(out, w)
+			i += 3
+			continue
+		}
+		if full, ok := abbreviations[w.text]; ok {
+			w.text = full
+		}
 		if w.text == "per" && i+1 < len(in) && in[i+1].text == "cent" {
 			w.text = "percent"
 			w.end = in[i+1].end
@@ -458,6 +479,22 @@ func dropFillers(in []word) []word {
 		out = append(out, w)
 	}
 	return out
+}
+
+// abbreviations are written out.
+var abbreviations = map[string]string{
+	"dr": "doctor", "mr": "mister", "mrs": "missus", "appt": "appointment", "dept": "department",
+	"approx": "approximately", "apt": "apartment", "info": "information", "ok": "okay",
+}
+
+// isIDPart reports a word that can sit beside a spoken dash in an ID: a
+// single letter, digits, or a number word.
+func isIDPart(s string) bool {
+	if isSingleLetter(s) || hasDigit(s) {
+		return true
+	}
+	_, ok := numberWords[s]
+	return ok || s == "oh"
 }
 
 // joinLetters joins runs of two or more single letters, as IDs are spelled
@@ -871,15 +908,9 @@ func dayOf(s string) (int, bool) {
 	return d, d >= 1 && d <= 31
 }
 
-func isYear(s string) bool {
-	if len(s) != 4 || !isPlainDigits(s) {
-		return false
-	}
-	return s[0] == '1' || s[0] == '2'
-}
-
 // dates writes a month and a day as "m/d" ("March fifth", "March 5th",
-// "the 5th of March", "3/5"), and "m/d/yyyy" with a year after it.
+// "the 5th of March", "3/5"); a year stays a word of its own, as "3/5/2024"
+// is split into "3/5" and "2024".
 func dates(in []token) []token {
 	out := in[:0]
 	for i := 0; i < len(in); i++ {
@@ -905,10 +936,6 @@ func dates(in []token) []token {
 			continue
 		}
 		text := strconv.Itoa(m) + "/" + strconv.Itoa(d)
-		if end+1 < len(in) && isYear(in[end+1].text) {
-			end++
-			text += "/" + in[end].text
-		}
 		nt := token{text: text, turn: t.turn, start: t.start, end: t.end}
 		for k := i; k <= end; k++ {
 			if in[k].turn == t.turn {
