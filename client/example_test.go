@@ -2,10 +2,12 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/assaykit/assay/assert"
@@ -207,4 +209,21 @@ func ExampleHL7Structural() {
 	// Output:
 	// {"assert":"hl7-structural","correlate_by":{"message_type":"ORM"},"fields":[{"path":"PID.3.1","expected":"W123456789"}]}
 	// {"assert":"run_count","run_count":{"pattern":"git push","min":1}}
+}
+
+// Reduce prints a criterion with the eight criterion keys only, as
+// `assay criteria get` does: the output is a valid criteria file.
+func ExampleReduce() {
+	_, cl := exampleAPI()
+	c, _, err := cl.Criteria.Get(context.Background(), "crit_1")
+	if err != nil {
+		log.Fatal(err)
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(client.Reduce(*c)); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// {"id":"crit_1","task_id":"task_pa","input_entity_id":null,"label":"MRI ordered","assertion":{"assert":"hl7-structural","correlate_by":{"message_type":"ORM"},"fields":[{"path":"OBR.4.1","expected":"72148"}]},"weight":1,"axis":"orders","created_at":"2025-03-01T09:30:00Z"}
 }

@@ -21,7 +21,9 @@ import (
 // Its JSON writes the criterion as the API holds it: an empty id, task_id,
 // input_entity_id or axis as null, the weight the API applies (1 when none
 // was given), created_at in RFC 3339 (left out when the API gave none), the
-// assertion exactly as written, and nothing HTML-escaped.
+// assertion exactly as written, and nothing HTML-escaped (json.Marshal
+// escapes <, > and & in any Marshaler's output: encode with a json.Encoder
+// with SetEscapeHTML(false) to keep them as written).
 type Reduced struct {
 	Criterion assert.Criterion
 }
