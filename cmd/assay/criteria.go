@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/client"
@@ -120,9 +119,11 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 		if err != nil {
 			return c.criteriaFailure(name, err)
 		}
-		rows := make([]criterionJSON, len(list))
+		// Reduced to the eight criterion keys, so that what list prints is
+		// always a valid criteria file, whatever the server added.
+		rows := make([]client.Reduced, len(list))
 		for i, cr := range list {
-			rows[i] = criterionOutput(cr)
+			rows[i] = client.Reduce(cr)
 		}
 		out = rows
 	case "get", "create", "update":
@@ -138,7 +139,7 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 		if err != nil {
 			return c.criteriaFailure(name, err)
 		}
-		out = criterionOutput(*cr)
+		out = client.Reduce(*cr)
 	case "delete":
 		if _, err := api.Criteria.Delete(ctx, pos[0]); err != nil {
 			return c.criteriaFailure(name, err)
@@ -220,30 +221,3 @@ func (c *cli) criteriaFailure(name string, err error) int {
 	return exitFail
 }
 
-// criterionJSON is the criterion object as the command prints it: every key
-// of the API's object, in its order, with input_entity_id and axis null when
-// unset and the weight the API applies.
-type criterionJSON struct {
-	ID            string      `json:"id"`
-	TaskID        string      `json:"task_id"`
-	InputEntityID *string     `json:"input_entity_id"`
-	Label         string      `json:"label"`
-	Assertion     assert.Spec `json:"assertion"`
-	Weight        float64     `json:"weight"`
-	Axis          *string     `json:"axis"`
-	CreatedAt     *time.Time  `json:"created_at"`
-}
-
-func criterionOutput(c assert.Criterion) criterionJSON {
-	out := criterionJSON{ID: c.ID, TaskID: c.TaskID, Label: c.Label, Assertion: c.Assertion, Weight: c.EffectiveWeight()}
-	if c.InputEntityID != "" {
-		out.InputEntityID = &c.InputEntityID
-	}
-	if c.Axis != "" {
-		out.Axis = &c.Axis
-	}
-	if !c.CreatedAt.IsZero() {
-		out.CreatedAt = &c.CreatedAt
-	}
-	return out
-}
