@@ -90,8 +90,16 @@ type PhraseResult struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// evidence is the Result.Evidence of voice-transcript.
+type evidence struct {
+	PhraseResults   []PhraseResult `json:"phrase_results"`
+	Speaker         Speaker        `json:"speaker"`
+	Turns           int            `json:"turns"`
+	UnknownSpeakers []string       `json:"unknown_speakers,omitempty"`
+}
+
 // Check matches every phrase in the speaker's turns. Evidence:
-// {"speaker", "turns", "phrase_results": [...], "unknown_speakers"?}.
+// {"phrase_results": [...], "speaker", "turns", "unknown_speakers"?}.
 func (c *transcriptCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
 	src, err := assert.Lookup[Source](env)
 	if err != nil {
@@ -134,10 +142,7 @@ func (c *transcriptCheck) Check(ctx context.Context, env *assert.Env) assert.Res
 			firstFail = &results[i]
 		}
 	}
-	ev := map[string]any{"speaker": c.speaker, "turns": t.Len(), "phrase_results": results}
-	if u := t.UnknownSpeakers(); len(u) > 0 {
-		ev["unknown_speakers"] = u
-	}
+	ev := evidence{PhraseResults: results, Speaker: c.speaker, Turns: t.Len(), UnknownSpeakers: t.UnknownSpeakers()}
 	whose := "the transcript"
 	if c.speaker != Any {
 		whose = "the " + string(c.speaker) + "'s turns"

@@ -791,6 +791,11 @@ func numbers(in []word) []token {
 				r.decimal = true
 			case isPlainDigits(s):
 				r.addDigits(s)
+				if i == first && first > 0 && months[in[first-1].text] > 0 && len(s) <= 2 {
+					// a day after its month ends the run: "July 25 2012"
+					i++
+					goto done
+				}
 			default:
 				nw, ok := numberWords[s]
 				if !ok {
@@ -909,7 +914,7 @@ func dayOf(s string) (int, bool) {
 }
 
 // dates writes a month and a day as "m/d" ("March fifth", "March 5th",
-// "the 5th of March", "3/5"); a year stays a word of its own, as "3/5/2024"
+// "the 5th of March", "5 March", "3/5"); a year stays a word of its own, as "3/5/2024"
 // is split into "3/5" and "2024".
 func dates(in []token) []token {
 	out := in[:0]
@@ -929,6 +934,11 @@ func dates(in []token) []token {
 		} else if day, ok := dayOf(t.text); ok && i+2 < len(in) && in[i+1].text == "of" {
 			if mo, ok := months[in[i+2].text]; ok {
 				m, d, end = mo, day, i+2
+			}
+		} else if ok && i+1 < len(in) && in[i+1].text != "may" {
+			// "25 July" (not "2 may", which is more often a verb)
+			if mo, ok := months[in[i+1].text]; ok {
+				m, d, end = mo, day, i+1
 			}
 		}
 		if m == 0 {

@@ -153,7 +153,11 @@ func ParseJSON(data []byte, name string) (*Transcript, error) {
 		err := json.Unmarshal(data, &v)
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return nil, fail(int(se.Offset)-1, "", "not JSON: %v", se)
+			off := int(se.Offset) - 1 // the offending character
+			if int(se.Offset) >= len(data) {
+				off = len(data) // the input ended early
+			}
+			return nil, fail(off, "", "not JSON: %v", se)
 		}
 		if err == nil {
 			err = errors.New("invalid JSON")
