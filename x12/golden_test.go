@@ -23,7 +23,7 @@ func dump(x *Interchange) string {
 		}
 		fmt.Fprintf(&b, "# interchange %d: element %q, repetition %s, component %q, segment %q\n", k+1, d.Element, rep, d.Component, d.Segment)
 	}
-	for _, tx := range x.txs {
+	for _, tx := range x.Transactions() {
 		fmt.Fprintf(&b, "# transaction set %s %s (%s): segments %d to %d\n", tx.Code, tx.Control, tx.Version, tx.Start+1, tx.End+1)
 	}
 	for _, f := range x.findings {

@@ -360,7 +360,7 @@ type indexer struct {
 	loops []loop
 	segs  []segment
 	sep   byte
-	code  string // ST01 of the current transaction set
+	is278 bool // the current transaction set is a 278
 }
 
 func (x *Interchange) buildIndex() {
@@ -369,8 +369,8 @@ func (x *Interchange) buildIndex() {
 	var stackBuf [8]hlEntry
 	ix.open, ix.hl.stack, ix.hl.data = openBuf[:0], stackBuf[:0], x.data
 	guided := false
-	for _, g := range x.guides {
-		if g != guideNone {
+	for _, ts := range x.sets {
+		if ts.guide != guideNone {
 			guided = true
 			break
 		}
@@ -393,10 +393,11 @@ func (x *Interchange) buildIndex() {
 		if !guided {
 			continue
 		}
-		if tx < len(x.txs) && int(i) == x.txs[tx].Start {
-			ix.def = txDefOf(x.guides[tx])
-			inTx, txEnd = ix.def != nil, int32(x.txs[tx].End)
-			ix.startTx(x.txs[tx])
+		if tx < len(x.sets) && i == x.sets[tx].start {
+			ts := x.sets[tx]
+			ix.def = txDefOf(ts.guide)
+			inTx, txEnd = ix.def != nil, ts.end
+			ix.startTx(ts.guide)
 			tx++
 			continue
 		}
@@ -421,8 +422,8 @@ func (x *Interchange) buildIndex() {
 	x.index.built.Store(true)
 }
 
-func (ix *indexer) startTx(tx Transaction) {
-	ix.code = tx.Code
+func (ix *indexer) startTx(guide uint8) {
+	ix.is278 = guide == guide278
 	ix.open = ix.open[:0]
 	ix.hl.start()
 	ix.ls = -1
@@ -433,7 +434,7 @@ func (ix *indexer) assign(i int32, id uint32, t string) {
 	sep := ix.sep
 	switch id {
 	case idBHT:
-		if ix.code == "278" {
+		if ix.is278 {
 			// X217: BHT02 11 is a response, 13 a request.
 			if v, _ := field(t, sep, 2); v == "11" {
 				ix.def = def278Res

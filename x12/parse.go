@@ -1,7 +1,9 @@
 package x12
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,9 +63,12 @@ type Interchange struct {
 	nsegs    int
 	marks    []isaMark
 	delims   []Delimiters
-	txs      []Transaction
-	guides   []uint8 // the guide of each transaction set (guideNone...)
+	sets     []txSet // the transaction sets, compactly
 	findings []Finding
+	txs      struct {
+		once sync.Once
+		list []Transaction
+	}
 
 	index struct {
 		once  sync.Once
@@ -75,8 +80,18 @@ type Interchange struct {
 	// parsing one response allocates no slices for them.
 	delims0 [1]Delimiters
 	marks0  [1]isaMark
-	txs0    [1]Transaction
-	guides0 [1]uint8
+	sets0   [1]txSet
+}
+
+// txSet is one transaction set as the parse records it: offsets only, so
+// that a file of a hundred thousand sets holds no pointers for the
+// garbage collector; Transactions builds the exported form on first use.
+type txSet struct {
+	start, end    int32 // indexes of the ST and SE (or last) segments
+	stAt, stEnd   int32 // the ST segment's text
+	verAt, verEnd int32 // the version: ST03, or the group's GS08
+	delims        int32 // index into Interchange.delims
+	guide         uint8 // the guide of the set (guideNone...)
 }
 
 // Transaction is one transaction set (ST to SE) of an interchange.
@@ -209,7 +224,7 @@ func ParseString(s string, opts ...Option) (*Interchange, error) {
 		return nil, err
 	}
 	x := &Interchange{data: s}
-	x.delims, x.marks, x.txs, x.guides = x.delims0[:0], x.marks0[:0], x.txs0[:0], x.guides0[:0]
+	x.delims, x.marks, x.sets = x.delims0[:0], x.marks0[:0], x.sets0[:0]
 	p := &parser{x: x, s: s}
 	p.hl.stack, p.hl.data = p.stackBuf[:0], s
 	p.run(start)
@@ -309,6 +324,26 @@ func two(n int) string {
 
 func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+}
+
+// indexFrom returns the index of the first c in s at or after i, or -1.
+// Segments are short (tens of bytes), where a call to strings.IndexByte
+// costs more than the search: the first 32 bytes are searched eight at a
+// time in a register, the rest by strings.IndexByte.
+func indexFrom(s string, i int, c byte) int {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	pat := uint64(c) * ones
+	for end := min(i+32, len(b)); i+8 <= end; i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:]) ^ pat
+		if t := (x - ones) &^ x & highs; t != 0 {
+			return i + bits.TrailingZeros64(t)/8
+		}
+	}
+	if k := strings.IndexByte(s[i:], c); k >= 0 {
+		return i + k
+	}
+	return -1
 }
 
 func isSpace(c byte) bool { return c == '\r' || c == '\n' || c == ' ' || c == '\t' }
@@ -420,9 +455,9 @@ func (sc *scanner) next() (start, end int, ok bool) {
 		sc.pos = int(m.term) + 1
 		return pos, int(m.term), true
 	}
-	end = len(s)
-	if i := strings.IndexByte(s[pos:], sc.d.Segment); i >= 0 {
-		end = pos + i
+	end = indexFrom(s, pos, sc.d.Segment)
+	if end < 0 {
+		end = len(s)
 	}
 	sc.pos = end + 1
 	if end == pos {
@@ -447,8 +482,10 @@ type parser struct {
 	sets              int // transaction sets in the open group
 	count             int // segments of the open transaction set, ST included
 	version           string
-	guide             uint8 // the guide of the open transaction set
-	lastStart         int   // the last segment read
+	verAt             int32  // offset of the open group's GS08
+	control           string // ST02 of the open transaction set
+	guide             uint8  // the guide of the open transaction set
+	lastStart         int    // the last segment read
 	lastEnd           int
 
 	hl       hlCheck
@@ -483,9 +520,7 @@ func (p *parser) run(pos int) {
 			}
 			p.findAt(pos, n, "ISA", "an ISA that cannot be read: "+err.(*SyntaxError).Msg+"; the previous delimiters are kept")
 		}
-		if i := strings.IndexByte(s[pos:], p.d.Segment); i >= 0 {
-			end = pos + i
-		} else {
+		if end = indexFrom(s, pos, p.d.Segment); end < 0 {
 			end = len(s)
 			p.findAt(pos, n, segmentID(s[pos:], p.d.Element), "the last segment has no segment terminator "+strconv.QuoteRune(rune(p.d.Segment)))
 		}
@@ -527,6 +562,7 @@ func (p *parser) segment(i int32, start, end int) {
 		p.inGS, p.gs, p.gsAt, p.gsEnd, p.sets = true, i, start, end, 0
 		p.groups++
 		p.version = p.elem(start, end, 8)
+		p.verAt = int32(start + strings.Index(p.s[start:end], p.version)) // GS08 is a substring of the GS
 	case idST:
 		if !p.inGS {
 			p.find(i, start, end, "ST outside a functional group: no GS is open")
@@ -537,13 +573,27 @@ func (p *parser) segment(i int32, start, end int) {
 		p.inST, p.st, p.count = true, i, 1
 		p.sets++
 		code, version := p.elem(start, end, 1), p.elem(start, end, 3)
-		tx := Transaction{Code: code, Control: p.elem(start, end, 2), Version: version, Start: int(i), End: -1}
-		if tx.Version == "" {
-			tx.Version = p.version
+		p.control = p.elem(start, end, 2)
+		ts := txSet{start: i, end: -1, stAt: int32(start), stEnd: int32(end), delims: int32(len(p.x.delims) - 1)}
+		if version != "" {
+			ts.verAt = int32(start + strings.LastIndex(p.s[start:end], version))
+			ts.verEnd = ts.verAt + int32(len(version))
+		} else if p.version != "" {
+			ts.verAt, ts.verEnd = p.verAt, p.verAt+int32(len(p.version))
 		}
 		p.guide = guideFor(code, p.version, version)
-		p.x.txs = append(p.x.txs, tx)
-		p.x.guides = append(p.x.guides, p.guide)
+		ts.guide = p.guide
+		if len(p.x.sets) == 1 && cap(p.x.sets) < 64 {
+			// Size the list from the first set: most files repeat sets of
+			// about one size.
+			first := p.x.sets[0]
+			if n := len(p.s) / max(int(int32(start)-first.stAt), 1); n > 1 {
+				grown := make([]txSet, 1, min(n+16, len(p.s)/8+1))
+				grown[0] = first
+				p.x.sets = grown
+			}
+		}
+		p.x.sets = append(p.x.sets, ts)
 		p.hl.start()
 	case idSE:
 		if !p.inST {
@@ -599,18 +649,18 @@ func (p *parser) closeOpen(i int32, start, end int, st, gs, isa bool) {
 // true, else the segment that shows the SE is missing.
 func (p *parser) closeST(i int32, start, end int, found bool) {
 	p.inST = false
-	tx := &p.x.txs[len(p.x.txs)-1]
+	tx := &p.x.sets[len(p.x.sets)-1]
 	if !found {
-		tx.End = int(i) - 1
-		p.find(i, start, end, "transaction set "+strconv.Quote(tx.Control)+" (ST at segment "+strconv.Itoa(int(p.st)+1)+") has no SE")
+		tx.end = i - 1
+		p.find(i, start, end, "transaction set "+strconv.Quote(p.control)+" (ST at segment "+strconv.Itoa(int(p.st)+1)+") has no SE")
 		return
 	}
-	tx.End = int(i)
+	tx.end = i
 	if se01 := p.elem(start, end, 1); !countIs(se01, p.count) {
-		p.find(i, start, end, "SE01 counts "+strconv.Quote(se01)+" segments, but transaction set "+strconv.Quote(tx.Control)+" has "+strconv.Itoa(p.count)+" from ST to SE")
+		p.find(i, start, end, "SE01 counts "+strconv.Quote(se01)+" segments, but transaction set "+strconv.Quote(p.control)+" has "+strconv.Itoa(p.count)+" from ST to SE")
 	}
-	if se02 := p.elem(start, end, 2); se02 != tx.Control {
-		p.find(i, start, end, "SE02 "+strconv.Quote(se02)+" does not match ST02 "+strconv.Quote(tx.Control))
+	if se02 := p.elem(start, end, 2); se02 != p.control {
+		p.find(i, start, end, "SE02 "+strconv.Quote(se02)+" does not match ST02 "+strconv.Quote(p.control))
 	}
 }
 
@@ -650,9 +700,8 @@ func (p *parser) finish() {
 	lastID := segmentID(p.s[p.lastStart:p.lastEnd], p.d.Element)
 	if p.inST {
 		p.inST = false
-		tx := &p.x.txs[len(p.x.txs)-1]
-		tx.End = int(last)
-		p.findAt(len(p.s), last, lastID, "the input ends before the SE of transaction set "+strconv.Quote(tx.Control)+" (ST at segment "+strconv.Itoa(int(p.st)+1)+")")
+		p.x.sets[len(p.x.sets)-1].end = last
+		p.findAt(len(p.s), last, lastID, "the input ends before the SE of transaction set "+strconv.Quote(p.control)+" (ST at segment "+strconv.Itoa(int(p.st)+1)+")")
 	}
 	if p.inGS {
 		p.findAt(len(p.s), last, lastID, "the input ends before the GE of functional group "+strconv.Quote(p.elem(p.gsAt, p.gsEnd, 6))+" (GS at segment "+strconv.Itoa(int(p.gs)+1)+")")
@@ -758,7 +807,27 @@ func (x *Interchange) Segment(i int) Segment {
 }
 
 // Transactions returns the transaction sets in file order.
-func (x *Interchange) Transactions() []Transaction { return x.txs }
+func (x *Interchange) Transactions() []Transaction {
+	x.txs.once.Do(func() {
+		if len(x.sets) == 0 {
+			return
+		}
+		x.txs.list = make([]Transaction, len(x.sets))
+		for k, ts := range x.sets {
+			x.txs.list[k] = x.transaction(ts)
+		}
+	})
+	return x.txs.list
+}
+
+// transaction builds the exported form of a transaction set.
+func (x *Interchange) transaction(ts txSet) Transaction {
+	t := x.data[ts.stAt:ts.stEnd]
+	sep := x.delims[ts.delims].Element
+	code, _ := field(t, sep, 1)
+	control, _ := field(t, sep, 2)
+	return Transaction{Code: code, Control: control, Version: x.data[ts.verAt:ts.verEnd], Start: int(ts.start), End: int(ts.end)}
+}
 
 // Findings returns what is wrong with the envelopes and the HL hierarchy,
 // in file order; nil when nothing is.

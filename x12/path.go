@@ -233,6 +233,16 @@ func (p Path) AppendValues(dst []string, x *Interchange) []string {
 		return p.appendLoops(dst, x)
 	}
 	n := 0
+	if p.seg == "ST" {
+		// The parse listed every ST segment: read them from that list.
+		for _, ts := range x.sets {
+			var stop bool
+			if dst, n, stop = p.appendMatch(dst, n, x.data[ts.stAt:ts.stEnd], &x.delims[ts.delims]); stop {
+				break
+			}
+		}
+		return dst
+	}
 	if x.index.built.Load() {
 		for i := range x.index.segs {
 			sg := &x.index.segs[i]
@@ -483,8 +493,8 @@ func (x *Interchange) PathWarning(p Path) string {
 		}
 	}
 	none, first := 0, -1
-	for i, g := range x.guides {
-		if g == guideNone {
+	for i, ts := range x.sets {
+		if ts.guide == guideNone {
 			none++
 			if first < 0 {
 				first = i
@@ -494,7 +504,7 @@ func (x *Interchange) PathWarning(p Path) string {
 	if none == 0 {
 		return ""
 	}
-	tx := x.txs[first]
+	tx := x.transaction(x.sets[first])
 	what := fmt.Sprintf("transaction set %s %s (%s)", tx.Code, strconv.Quote(tx.Control), tx.Version)
 	if none > 1 {
 		what = fmt.Sprintf("%d transaction sets (the first: %s)", none, what)

@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/assaykit/assay/internal/mmap"
 )
 
 // pathFormat is what "assay hl7" and "assay x12" need to know about a text
@@ -19,6 +20,12 @@ type pathFormat[Doc, Path any] struct {
 	parse     func([]byte) (Doc, error)
 	values    func(Doc, Path) []string
 	warnings  func(Doc) []string // envelope findings and the like; may be nil
+}
+
+// pathWarner is a document that can say why a path may read nothing in it
+// although the file holds what the path names; "" when there is no reason.
+type pathWarner[Path any] interface {
+	PathWarning(Path) string
 }
 
 // registerPathFormat registers the command "assay NAME get FILE PATH...".
@@ -69,11 +76,16 @@ func (f pathFormat[Doc, Path]) get(c *cli, args []string) int {
 		}
 		paths[i] = p
 	}
-	data, err := os.ReadFile(file)
+	// A regular file of any size, mapped read-only where the platform can
+	// (no copy, no zero-filled buffer), else read once into a buffer of its
+	// size; anything else is bad input. The parsers read values out of the
+	// mapping, so it stays open until the output is written.
+	in, err := mmap.Open(file)
 	if err != nil {
 		return c.badInput("%s get: %v", f.name, err)
 	}
-	doc, err := f.parse(data)
+	defer in.Close()
+	doc, err := f.parse(in.Bytes())
 	if err != nil {
 		return c.badInput("%s get: %s: %v", f.name, file, err)
 	}
@@ -82,11 +94,19 @@ func (f pathFormat[Doc, Path]) get(c *cli, args []string) int {
 			fmt.Fprintf(c.stderr, "assay: warning: %s: %s\n", file, w)
 		}
 	}
+	// A format whose documents can say why a path reads nothing (an X12
+	// loop path in a transaction set without a guide) warns about it.
+	pw, _ := any(doc).(pathWarner[Path])
 	out := make(pathValues, 0, len(paths))
 	seen := map[string]bool{}
 	for i, p := range paths {
 		if !seen[raw[i]] {
 			seen[raw[i]] = true
+			if pw != nil {
+				if w := pw.PathWarning(p); w != "" {
+					fmt.Fprintf(c.stderr, "assay: warning: %s: %s\n", file, w)
+				}
+			}
 			out = append(out, pathValue{path: raw[i], values: f.values(doc, p)})
 		}
 	}

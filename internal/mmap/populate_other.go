@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package mmap
+
+const populate = 0
