@@ -92,6 +92,14 @@ type clause struct {
 	code string
 	ors  []matcher
 	not  bool // token :not: no value may match
+	// tokens, when set, are the codes one of which a matching resource
+	// must hold (every OR value names a code); the token index narrows
+	// the candidates to them.
+	tokens []string
+	// dateLo and dateHi, when dateIx is set, bound the start of a
+	// matching value's range: lo in [dateLo, dateHi).
+	dateIx         bool
+	dateLo, dateHi int64
 }
 
 func (c clause) match(vals []ival) bool {
@@ -242,12 +250,38 @@ func compileClause(p *searchParam, name, mod, value string, now time.Time) (clau
 	if p.Type == "token" && mod == "not" {
 		c.not = true
 	}
-	for _, v := range splitOr(value) {
+	ors := splitOr(value)
+	for _, v := range ors {
 		m, err := compileValue(p, mod, v, now)
 		if err != nil {
 			return bad(v, err)
 		}
 		c.ors = append(c.ors, m)
+	}
+	if p.Type == "token" && mod == "" {
+		for _, v := range ors {
+			_, code, _ := cutUnescaped(v)
+			if code == "" {
+				c.tokens = nil
+				break
+			}
+			c.tokens = append(c.tokens, code)
+		}
+	}
+	if p.Type == "date" && len(ors) == 1 {
+		prefix, rest := splitPrefix(ors[0])
+		if slo, shi, err := parseDateRange(rest); err == nil {
+			switch prefix {
+			case "eq":
+				c.dateIx, c.dateLo, c.dateHi = true, slo, shi
+			case "sa":
+				c.dateIx, c.dateLo, c.dateHi = true, shi, maxTime
+			case "lt", "eb":
+				c.dateIx, c.dateLo, c.dateHi = true, minTime, slo
+			case "le":
+				c.dateIx, c.dateLo, c.dateHi = true, minTime, shi
+			}
+		}
 	}
 	return c, nil
 }
@@ -580,6 +614,14 @@ func (s *Store) search(typ string, params url.Values) (searchResult, error) {
 				missing = true
 			}
 		}
+		for _, c := range q.clauses {
+			if _, ok := t.tokenIx[c.code]; c.tokens != nil && !ok {
+				missing = true
+			}
+			if _, ok := t.dateIx[c.code]; c.dateIx && !ok {
+				missing = true
+			}
+		}
 	}
 	if missing {
 		s.mu.RUnlock()
@@ -591,6 +633,14 @@ func (s *Store) search(typ string, params url.Values) (searchResult, error) {
 					col[i] = t.values(c, e)
 				}
 				t.columns[c] = col
+			}
+		}
+		for _, c := range q.clauses {
+			if _, ok := t.tokenIx[c.code]; c.tokens != nil && !ok {
+				t.tokenIx[c.code] = buildTokenIndex(t.columns[c.code])
+			}
+			if _, ok := t.dateIx[c.code]; c.dateIx && !ok {
+				t.dateIx[c.code] = buildDateIndex(t.columns[c.code])
 			}
 		}
 		s.mu.Unlock()
@@ -606,8 +656,18 @@ func (s *Store) search(typ string, params url.Values) (searchResult, error) {
 	}
 	var out []*entry
 	positions := []int{}
+	cands := t.candidates(q.clauses)
+	n := len(t.entries)
+	if cands != nil {
+		n = len(cands)
+	}
 next:
-	for pos, e := range t.entries {
+	for k := range n {
+		pos := k
+		if cands != nil {
+			pos = int(cands[k])
+		}
+		e := t.entries[pos]
 		if e.deleted {
 			continue
 		}
@@ -707,4 +767,69 @@ func sortValue(vals []ival, k sortKey) (sortVal, bool) {
 		}
 	}
 	return best, true
+}
+
+func buildTokenIndex(col [][]ival) map[string][]int32 {
+	ix := map[string][]int32{}
+	for pos, vals := range col {
+		for i, v := range vals {
+			if i > 0 && vals[i-1].b == v.b {
+				continue
+			}
+			list := ix[v.b]
+			if len(list) == 0 || list[len(list)-1] != int32(pos) {
+				ix[v.b] = append(list, int32(pos))
+			}
+		}
+	}
+	return ix
+}
+
+func buildDateIndex(col [][]ival) []datePos {
+	var ix []datePos
+	for pos, vals := range col {
+		for _, v := range vals {
+			ix = append(ix, datePos{lo: v.lo, pos: int32(pos)})
+		}
+	}
+	sort.Slice(ix, func(i, j int) bool { return ix[i].lo < ix[j].lo })
+	return ix
+}
+
+// candidates returns the positions (ascending, unique) that the most
+// selective indexed clause allows, or nil when no clause has an index.
+func (t *typeTable) candidates(clauses []clause) []int32 {
+	var best []int32
+	found := false
+	for _, c := range clauses {
+		var list []int32
+		switch {
+		case c.tokens != nil:
+			ix := t.tokenIx[c.code]
+			for _, code := range c.tokens {
+				list = append(list, ix[code]...)
+			}
+		case c.dateIx:
+			ix := t.dateIx[c.code]
+			i := sort.Search(len(ix), func(i int) bool { return ix[i].lo >= c.dateLo })
+			j := sort.Search(len(ix), func(i int) bool { return ix[i].lo >= c.dateHi })
+			for _, d := range ix[i:j] {
+				list = append(list, d.pos)
+			}
+		default:
+			continue
+		}
+		if !found || len(list) < len(best) {
+			best, found = list, true
+		}
+	}
+	if !found {
+		return nil
+	}
+	slices.Sort(best)
+	best = slices.Compact(best)
+	if best == nil {
+		best = []int32{}
+	}
+	return best
 }

@@ -81,6 +81,22 @@ type typeTable struct {
 	// columns are the indexed values of each parameter used so far, by
 	// position; built on first use, kept up to date by writes.
 	columns map[string][][]ival
+	// tokenIx (code -> token code -> positions) and dateIx (code ->
+	// positions sorted by the start of their ranges) narrow the candidates
+	// of a search; built on first use, dropped by any write.
+	tokenIx map[string]map[string][]int32
+	dateIx  map[string][]datePos
+}
+
+type datePos struct {
+	lo  int64
+	pos int32
+}
+
+// invalidate drops the auxiliary indexes after a write.
+func (t *typeTable) invalidate() {
+	clear(t.tokenIx)
+	clear(t.dateIx)
 }
 
 // Store is an in-memory FHIR R4 store: any resource type is stored and
@@ -346,6 +362,7 @@ func (s *Store) putLocked(typ, id, raw string, keepMeta bool) *entry {
 	e := &entry{typ: typ, id: id, version: version, lastUpdated: luMicro, raw: raw}
 	s.history[key] = append(versions, e)
 	t := s.table(typ)
+	t.invalidate()
 	if pos, ok := t.byID[id]; ok {
 		if t.entries[pos].deleted {
 			t.live++
@@ -405,7 +422,8 @@ func setMeta(raw, version, stamp string) string {
 func (s *Store) table(typ string) *typeTable {
 	t := s.types[typ]
 	if t == nil {
-		t = &typeTable{name: typ, byID: map[string]int{}, columns: map[string][][]ival{}}
+		t = &typeTable{name: typ, byID: map[string]int{}, columns: map[string][][]ival{},
+			tokenIx: map[string]map[string][]int32{}, dateIx: map[string][]datePos{}}
 		s.types[typ] = t
 	}
 	return t
@@ -426,6 +444,7 @@ func (s *Store) deleteLocked(typ, id string) bool {
 	s.history[key] = append(s.history[key], e)
 	t.entries[pos] = e
 	t.live--
+	t.invalidate()
 	for _, col := range t.columns {
 		col[pos] = nil
 	}

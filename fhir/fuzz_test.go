@@ -1,0 +1,88 @@
+package fhir
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// FuzzParseDateRange: any text either parses to a non-empty range or is a
+// DateError; never a panic.
+func FuzzParseDateRange(f *testing.F) {
+	for _, s := range []string{"2023", "2023-06", "2023-06-15", "2023-06-15T12:00", "2023-06-15T12:00:00Z",
+		"2023-06-15T13:00:00+01:00", "2023-06-15T12:00:00.123456789-05:30", "2023-02-30", "0000", "9999-12-31T24:00:00Z", "2023-06-15T12:00:00.Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lo, hi, err := parseDateRange(s)
+		if err == nil && hi <= lo {
+			t.Errorf("%q: empty range [%d, %d)", s, lo, hi)
+		}
+	})
+}
+
+// FuzzSearchValues: any parameter value, for every parameter type, either
+// compiles and runs or is a SearchError.
+func FuzzSearchValues(f *testing.F) {
+	for _, s := range []string{"eve", "urn:mrn|MRN-1", "|x", "x|", "ge2023-01-01", "ap2020", "5.4|http://unitsofmeasure.org|mg",
+		"100||mg", "gt1e3", "Patient/1", "http://x/Patient/1", "a\\,b,c", "true", "eb2023-06-15T12:00:00+01:00", "-5", "ne"} {
+		f.Add("name", s)
+		f.Add("identifier", s)
+		f.Add("birthdate", s)
+		f.Add("organization", s)
+	}
+	f.Add("value-quantity", "gt5")
+	f.Add("name:exact", "Eve")
+	f.Add("_sort", "-birthdate,name")
+	data, err := os.ReadFile("testdata/people.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	s := NewStore()
+	if _, err := s.LoadJSON(data); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, name, value string) {
+		for _, typ := range []string{"Patient", "Observation"} {
+			s.Search(context.Background(), typ, url.Values{name: {value}})
+		}
+		splitOr(value)
+		splitPrefix(value)
+		parseNumber(value)
+		parseReference(value)
+		compileFHIRPath("Patient", value)
+		_ = time.Now
+	})
+}
+
+// FuzzLoad: any document either loads or is a LoadError, and a loaded
+// store answers a search.
+func FuzzLoad(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.json")
+	more, _ := filepath.Glob("testdata/corpus/*.json")
+	for _, name := range append(files, more...) {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"resourceType":"Bundle","type":"transaction","entry":[{"fullUrl":"urn:uuid:1","resource":{"resourceType":"Patient"}}]}`))
+	f.Add([]byte(`{"resourceType":"Patient","meta":[]}`))
+	f.Add([]byte(`{"resourceType":"Patient","id":"x","meta":{"lastUpdated":"bad"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := NewStore()
+		if _, err := s.LoadJSON(data); err != nil {
+			if _, ok := err.(*LoadError); !ok {
+				t.Errorf("error of type %T: %v", err, err)
+			}
+			return
+		}
+		for _, typ := range []string{"Patient", "Observation", "Bundle"} {
+			if _, err := s.Search(context.Background(), typ, url.Values{"_id": {"x"}, "_sort": {"_lastUpdated"}}); err != nil {
+				t.Errorf("search after load: %v", err)
+			}
+		}
+	})
+}
