@@ -3,21 +3,47 @@
 // the command trace those kinds judge, a recording shell for harnesses, and
 // pass rates with thresholds.
 //
+// A task's assert items are single-key maps, in YAML or JSON; as criteria
+// they are {"assert": KIND, KIND: VALUE}:
+//
+//	{"exit_code": 0}
+//	{"ran": "git commit.*-m"}
+//	{"run_count": {"pattern": "^git push(?!.*--dry-run)", "max": 1}}
+//	{"file_contains": {"path": "out/report.txt", "text": "total: 42"}}
+//	{"verify": {"run": "jq -e .ok result.json", "output_equals": "true"}}
+//
 // # Evidence
 //
 // A task run leaves a Trace: its working directory and every command in
 // order, with exit code, stdout, stderr and duration. The kinds read it
-// through a Source attached to an assert.Env (Attach). Two sources exist: a
-// Shell, which a harness hands its agent and which records each command it
-// runs, and a TraceSource over a trace recorded earlier (ReadRuns reads
-// trace files: a single run object, or {"runs": [...]} with task_id and
-// model per run). A Source also runs verify commands in the working
-// directory after the task.
+// through a Source attached to an assert.Env (Attach); every Source method
+// takes a context. Three sources exist: MemorySource over a trace held in
+// memory; FolderSource over a snapshot's cli/ folder, which reads
+// trace.json from an fs.FS through check.ReadFile (a regular file of at
+// most 64 MiB by default) once, on first use; and a Shell, which a harness
+// hands its agent and which records each command it runs. ReadRuns reads
+// the trace files `assay check` takes: a single run object, or {"runs":
+// [...]} with task_id and model per run. A Source also runs verify
+// commands in the working directory after the task. MemorySource,
+// FolderSource and NewShell take Options: VerifyEnv, VerifyTimeout,
+// PatternBudget, MaxFileSize.
 //
 // exit_code, output_contains, output_equals and error_contains judge the
 // last command; ran, not_ran and run_count all commands; file_exists,
 // file_contains and verify the working directory. Register adds the ten
 // kinds to a registry; the package's init adds them to the default one.
+// The decoded assertions are unexported, immutable values.
+//
+// # Evidence shape
+//
+// LastEvidence (exit_code, output_contains, output_equals,
+// error_contains): {"commands", "command", "expected", "actual"}.
+// FileEvidence (file_exists, file_contains): {"path", "resolved", "exists",
+// "is_dir", "leads_to"?, "contains"?}. PatternEvidence (ran, not_ran,
+// run_count): {"pattern", "mode", "fallback"?, "commands", "matches":
+// [{"index", "command"}], "count"?, "min"?, "max"?}. VerifyEvidence:
+// {"run", "exit_code", "stdout", "stderr", "duration_ms", "output_capped"?,
+// "output_contains"?, "output_equals"?}.
 //
 // # Suites
 //
@@ -37,8 +63,11 @@
 // compile is matched as a plain substring; the details say so and the
 // evidence has mode "substring" and the reason under fallback. Empty
 // patterns and empty paths are invalid specs (they would match
-// everything). One match may take MatchTimeout; a match that runs past it
-// gives status error, as the check could not decide. regexp2 matches code
+// everything). One match may take MatchTimeout, and one check's matching
+// over all the commands of a trace DefaultPatternBudget (5 s, see
+// PatternBudget) in total; past either, or when ctx ends, the check is
+// status error saying so, as it could not decide (it returns at once; the
+// match under way stops within MatchTimeout). regexp2 matches code
 // points where JavaScript matches UTF-16 code units, which differs only for
 // characters outside the BMP under "." or ranges. redact_patterns must
 // compile: a redaction silently turned literal would leak the secret.
@@ -46,33 +75,70 @@
 // Trimming. output_equals (and verify's) trims exactly what JavaScript's
 // String.prototype.trim trims, so U+FEFF is trimmed and U+0085 is not.
 //
-// Files. Paths follow symbolic links, so a dangling link does not exist, as
-// with Node's fs.existsSync; a path through a regular file does not exist;
-// a path that cannot be examined (permissions) is status error, as is a
-// relative path when the trace has no workdir or its workdir is gone.
-// file_contains on a directory fails.
+// Files. The path an assertion names is the suite author's and stands as
+// written: absolute, or relative to the working directory, `..` included.
+// The working directory's own links are resolved first; then the path is
+// followed one component at a time. A symbolic link located inside the
+// resolved working directory is followed only when its target, resolved,
+// is inside it too: one that leads out (an agent's out.txt ->
+// /etc/passwd) makes file_exists and file_contains fail, with the target in
+// the details and under leads_to; links elsewhere (on an absolute or `..`
+// path) are followed as the system follows them. A dangling link, a loop
+// of links and a path through a regular file do not exist, as with Node's
+// fs.existsSync. file_exists passes for any existing entry (a FIFO too);
+// file_contains fails on a directory, on an entry that is not a regular
+// file (a FIFO, a device: never opened, so never a hang) and on a file
+// over MaxFileSize (64 MiB by default), saying so. A path that cannot be
+// examined (permissions) is status error, as is a relative path when the
+// trace has no workdir; a workdir that does not exist makes file_exists,
+// file_contains and verify status error naming the folder, whatever the
+// path. A relative workdir read by a FolderSource resolves against the cli/
+// folder on disk; a snapshot that is not on disk has none, and the checks
+// that need the workdir say so.
 //
 // Traces. Unknown members are ignored, so traces written by other
 // harnesses read; "command" and "exit_code" are required in each command
 // and "commands" in each run; stdout, stderr and duration_ms may be missing
 // or null; a fractional duration_ms is rounded. A relative workdir resolves
 // against the trace file's folder; a missing one leaves the file checks
-// without a folder (status error).
+// without a folder (status error). Errors are *TraceError with the file,
+// line, column (counted by assert.LineColumn) and JSON pointer of the
+// offending value; member types are named as assay names JSON types
+// ("an object", "a number"). trace.json of a snapshot must hold exactly one
+// run.
 //
 // Commands. Every command (setup, the agent's, verify) runs as sh -c in its
 // own process group with a timeout (DefaultTimeout); at the timeout the
 // whole group is killed, and the record gets exit code TimeoutExitCode (124,
 // as timeout(1) reports) and a note at the end of stderr. A command killed by
 // a signal exits 128+signal, as a shell reports it. Each of stdout and
-// stderr keeps DefaultMaxOutput bytes, cut at a rune boundary and ending
-// with a note of how much was dropped. Executor.Run kills whatever the
-// command left in its process group when it exits; a Shell instead lets
-// background processes live (an agent may start a server and query it)
-// until Close. A Shell records commands in the order they finish; one that
-// could not start is not recorded. verify never is.
+// stderr keeps DefaultMaxOutput bytes, cut at a rune boundary; a Shell's
+// and Executor.Run's record ends a cut stream with a note of how much was
+// dropped, while verify judges only what was captured and its details say
+// "output capped at N bytes". A verify that times out is status error.
 //
-// Checks. A task's assertions are all evaluated, in order, against one
-// snapshot of the trace; the task passes when all pass. ran and not_ran
+// Leftovers. Executor.Run and verify end every process a command left
+// behind before they return; a Shell instead lets background processes live
+// (an agent may start a server and query it) until Close. Leftovers are
+// never found by a remembered process group number, which may have been
+// reused: the shell's exit is awaited without reaping it (Linux), so its
+// group number stays taken while the group is killed; and every command
+// runs with ASSAY_RUN_TAG=<random tag> added to its environment, so that
+// when the process is a child subreaper (BecomeSubreaper; the assay command
+// is one, a library user opts in) the tagged processes among its children,
+// and what descends from them, are killed and reaped round by round,
+// descendants that called setsid included. A process without the tag (the
+// host's own children) is never signalled. Without a subreaper only the
+// process group is killed (Shell.Close: the processes of the commands'
+// groups that carry the shell's tag); descendants that started a new
+// session and cleared their environment can escape. Elsewhere than on
+// Linux, groups are killed by number after the command, as before. A Shell
+// records commands in the order they finish; one that could not start is
+// not recorded. verify never is.
+//
+// Checks. A task's assertions are all evaluated, in order, each through
+// assert.Run (a panicking check is status error), against one snapshot of
+// the trace; the task passes when all pass. ran and not_ran
 // stop at the first match (the evidence lists it); run_count counts all and
 // lists up to MaxListedMatches. Evidence shapes: LastEvidence,
 // FileEvidence, PatternEvidence, VerifyEvidence.
@@ -85,8 +151,12 @@
 // folders; matches are regular files (symbolic links to files count;
 // symbolic links to folders are not walked), sorted in byte order. An
 // include that matches nothing is an error, as is a file that is not a
-// list of tasks; included files do not include further. Included files are
-// read in parallel. Duplicate ids are reported at the second definition,
+// list of tasks; a task file may not include further (a file:// item in it
+// is an error). A task file matched by several includes (the same absolute
+// path once cleaned and with its links resolved) loads once, at its first
+// match. Suite and task files are read as evidence is: regular files of at
+// most 64 MiB. Included files are read in parallel. Problems carry an
+// assert.Location. Duplicate ids are reported at the second definition,
 // naming the first. The suite's workdir and scaffold resolve against the
 // suite file's folder; a missing scaffold is reported when a workspace is
 // prepared, not when the suite loads, so that `assay check` works on a

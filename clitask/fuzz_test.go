@@ -38,6 +38,10 @@ func FuzzParseSuite(f *testing.F) {
 	f.Add([]byte("cli: x\ntasks:\n  - file://tasks/**/*.yml\n  - file://tasks/[ab].yaml\n"))
 	f.Add([]byte("cli: x\ntasks: [{id: a, intent: b, assert: [{run_count: {pattern: '(', min: 2, max: 1}}]}]\n"))
 	f.Add([]byte("a: &a [*a]\n"))
+	// The same task file through two includes loads once; a task file may
+	// not include further.
+	f.Add([]byte("cli: x\ntasks:\n  - file://tasks/*.yaml\n  - file://tasks/../tasks/basics.yaml\n  - file://./tasks/basics.yaml\n"))
+	f.Add([]byte("- id: a\n  intent: b\n  assert: [{exit_code: 0}]\n- file://tasks/basics.yaml\n"))
 	const base = "testdata/suites/full/fuzz.yaml"
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Globs that escape the test tree would walk the whole disk.
@@ -72,6 +76,19 @@ func FuzzParseSuite(f *testing.F) {
 // kind against what it read.
 func FuzzParseRuns(f *testing.F) {
 	addFiles(f, "testdata/traces/*.json")
+	for _, seed := range []string{
+		"\xef\xbb\xbf{\"commands\": []}",
+		"{\"commands\": [\r{\"command\": \"x\",\r\"exit_code\": \"0\"}]}",
+		`{"runs": null, "commands": [{"command": "x", "exit_code": 0, "stdout": null, "duration_ms": null}]}`,
+		`{"runs": [{"commands": [null]}]}`,
+		`{"runs": [{"commands": [{"command": 7, "exit_code": 0}]}]}`,
+		`{"commands": [{"command": "x", "exit_code": 2147483648}]}`,
+		`{"commands": [{"command": "x", "exit_code": 0, "stderr": {}}], "workdir": ["a"]}`,
+		`{"commands": [{"command": "x", "exit_code": 0, "duration_ms": 1e400}]}`,
+		`{"workdir": "../../etc", "commands": [{"command": "cat passwd", "exit_code": 0}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
 	specs := []string{
 		`{"exit_code": 0}`, `{"output_contains": "a"}`, `{"output_equals": "a"}`, `{"error_contains": "a"}`,
 		`{"ran": "git (push|pull)(?!.*-n)"}`, `{"not_ran": "rm -rf"}`, `{"run_count": {"pattern": "[", "min": 1}}`,
@@ -133,4 +150,51 @@ func FuzzPattern(f *testing.F) {
 func jsonString(s string) string {
 	b, _ := jsonMarshal(s)
 	return string(b)
+}
+
+// FuzzWorkdirPath checks arbitrary paths against a working directory whose
+// links lead out of it: a relative path without ".." never reads the file
+// outside, whatever links it passes, and nothing panics or hangs.
+func FuzzWorkdirPath(f *testing.F) {
+	for _, p := range []string{"out.txt", "dir-out/secret.txt", "in.txt", "./sub/../out.txt", "loop/x", "sub//in.txt", "sub/up/real/out.txt", ".", "pipe"} {
+		f.Add(p)
+	}
+	base, err := filepath.EvalSymlinks(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	wd, outside := filepath.Join(base, "wd"), filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(wd, "sub"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("SECRET"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wd, "in.txt"), []byte("inside"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		"out.txt": filepath.Join(outside, "secret.txt"), "dir-out": "../outside", "loop": "loop",
+		"sub/up": "..", "sub/far": "../../outside", "abs": outside,
+	} {
+		if err := os.Symlink(target, filepath.Join(wd, link)); err != nil {
+			f.Skipf("symlink: %v", err)
+		}
+	}
+	src := clitask.MemorySource(&clitask.Trace{Workdir: wd})
+	f.Fuzz(func(t *testing.T, p string) {
+		if p == "" || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
+			return
+		}
+		res := check(t, `{"file_contains": {"path": `+jsonString(p)+`, "text": "SECRET"}}`, src)
+		if res.Status == "" || res.Details == "" {
+			t.Fatalf("empty result %+v", res)
+		}
+		authorLeaves := filepath.IsAbs(p) || strings.Contains(p, "..")
+		if res.Passed && !authorLeaves {
+			t.Fatalf("%q read the file outside the working directory: %s", p, res.Details)
+		}
+	})
 }
