@@ -189,11 +189,10 @@ func (m *LLMMatcher) Match(ctx context.Context, t *Transcript, speaker Speaker, 
 	started := pool.Each(ctx, len(ask), m.cfg.Concurrency, func(j int) {
 		i := ask[j]
 		v, err := m.verdict(ctx, phrases[i], speaker, payload, hash)
-		if err != nil {
-			errs[j] = err
-			return
+		if err == nil {
+			out[i], err = m.accept(ctx, t, speaker, phrases[i], v)
 		}
-		out[i] = m.accept(t, speaker, phrases[i], v)
+		errs[j] = err
 	})
 	if started < len(ask) {
 		return nil, fmt.Errorf("%w: %v", ErrJudge, ctx.Err())
@@ -487,34 +486,31 @@ func strictVerdict(raw map[string]json.RawMessage) (verdict, bool) {
 var judgeWords = set("ignore", "ignoring", "disregard", "instruction", "instructions", "judge", "verdict", "json",
 	"prompt", "found", "quote", "transcript", "assistant", "model", "override", "true", "false")
 
-// accept turns a verdict into a Match, resting it on the quote: a found
+// accept turns a verdict into a Match, resting it on the quote. A found
 // verdict stands only when its quote occurs, normalised, in the named turn
-// of the speaker, shares a word (or the first five letters of one) with
-// the phrase, holds every number of the phrase, and does not address the
-// judge.
-func (m *LLMMatcher) accept(t *Transcript, speaker Speaker, phrase string, v verdict) Match {
+// of the speaker, holds every number of the phrase, does not address the
+// judge, and, asked again with that quote as the only turn, the judge
+// still finds the phrase in it (so words elsewhere in the transcript, where
+// an injected instruction may sit, cannot carry the verdict).
+func (m *LLMMatcher) accept(ctx context.Context, t *Transcript, speaker Speaker, phrase string, v verdict) (Match, error) {
 	out := Match{Phrase: phrase, Turn: -1, Method: MethodLLM, Reason: truncateReason(v.Reason)}
 	if !v.ok {
 		out.Reason = "the judge's answer held no JSON verdict, so the phrase stands as not found"
-		return out
+		return out, nil
 	}
 	if !v.Found {
-		return out
+		return out, nil
 	}
-	reject := func(format string, args ...any) Match {
+	reject := func(format string, args ...any) (Match, error) {
 		out.Reason = "the judge said found, but " + fmt.Sprintf(format, args...) + ", so the phrase stands as not found"
-		return out
+		return out, nil
 	}
 	if v.Turn < 0 || v.Turn >= len(t.turns) || (speaker != Any && t.turns[v.Turn].Speaker != speaker) {
 		return reject("turn %d is not a turn of the %s", v.Turn, whoseTurns(speaker))
 	}
-	qtoks := normalizeText(v.Quote, 0)
-	if len(qtoks) == 0 {
+	words := wordsOf(v.Quote)
+	if len(words) == 0 {
 		return reject("its quote is empty")
-	}
-	words := make([]string, len(qtoks))
-	for i, q := range qtoks {
-		words[i] = q.text
 	}
 	tb := newBlock(normalizeText(t.turns[v.Turn].Text, v.Turn))
 	s, ok := tb.exact(words)
@@ -534,13 +530,56 @@ func (m *LLMMatcher) accept(t *Transcript, speaker Speaker, phrase string, v ver
 			return reject("its quote lacks the phrase's number %s", d)
 		}
 	}
-	if !sharesStem(p.toks, words) {
-		return reject("its quote shares no word with the phrase")
+	quote := t.quote(tb.toks[s], tb.toks[s+len(words)-1])
+	// the confirmation: the quote alone, as the only turn
+	line, _ := json.Marshal(struct {
+		Turn    int    `json:"turn"`
+		Speaker string `json:"speaker"`
+		Text    string `json:"text"`
+	}{v.Turn, string(t.turns[v.Turn].Speaker), neutralise(quote)})
+	payload := string(line) + "\n"
+	sum := sha256.Sum256(line)
+	c, err := m.verdict(ctx, phrase, speaker, payload, "quote:"+hex.EncodeToString(sum[:]))
+	if err != nil {
+		return Match{}, err
+	}
+	if !c.ok || !c.Found || c.Turn != v.Turn {
+		return reject("asked again with only its quote %q, it did not find the phrase there", truncateReason(quote))
+	}
+	if cw := wordsOf(c.Quote); len(cw) == 0 || !containsRun(words, cw) {
+		return reject("asked again with only its quote, it quoted words that are not in it")
 	}
 	out.Found = true
 	out.Turn = v.Turn
-	out.Quote = t.quote(tb.toks[s], tb.toks[s+len(words)-1])
-	return out
+	out.Quote = quote
+	return out, nil
+}
+
+// wordsOf returns the normalised words of s.
+func wordsOf(s string) []string {
+	toks := normalizeText(s, 0)
+	words := make([]string, len(toks))
+	for i, q := range toks {
+		words[i] = q.text
+	}
+	return words
+}
+
+// containsRun reports whether sub occurs in a row in words.
+func containsRun(words, sub []string) bool {
+	for i := 0; i+len(sub) <= len(words); i++ {
+		ok := true
+		for j := range sub {
+			if words[i+j] != sub[j] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 func whoseTurns(speaker Speaker) string {
@@ -548,34 +587,6 @@ func whoseTurns(speaker Speaker) string {
 		return "transcript"
 	}
 	return string(speaker)
-}
-
-// sharesStem reports whether a content word of phrase (not a stopword)
-// shares its first five letters (or all of a shorter one) with a word of
-// quote. A phrase of stopwords only needs nothing.
-func sharesStem(phrase, quote []string) bool {
-	stem := func(w string) string {
-		r := []rune(w)
-		if len(r) > 5 {
-			r = r[:5]
-		}
-		return string(r)
-	}
-	stems := map[string]bool{}
-	for _, w := range quote {
-		stems[stem(w)] = true
-	}
-	content := false
-	for _, w := range phrase {
-		if stopwords[w] {
-			continue
-		}
-		content = true
-		if stems[stem(w)] {
-			return true
-		}
-	}
-	return !content
 }
 
 func truncateReason(s string) string {
