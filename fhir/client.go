@@ -164,8 +164,8 @@ func (e *HTTPError) Error() string {
 	return fmt.Sprintf("GET %s: HTTP %d (%s): %s: %q", e.URL, e.StatusCode, e.ContentType, e.Reason, e.Snippet)
 }
 
-// OperationOutcomeError is a server's OperationOutcome, sent with a status
-// that is not 200.
+// OperationOutcomeError is a server's OperationOutcome sent in place of a
+// searchset (whatever the status, 200 included).
 type OperationOutcomeError struct {
 	URL        string
 	StatusCode int
@@ -389,7 +389,7 @@ func judgeResponse(page string, resp *http.Response, body []byte) error {
 	isJSON := mt == "application/fhir+json" || mt == "application/json" || strings.HasSuffix(mt, "+json")
 	snippet := string(body[:min(len(body), 200)])
 	doc := gjson.ParseBytes(body)
-	if isJSON && gjson.ValidBytes(body) && doc.Get("resourceType").Str == "OperationOutcome" && resp.StatusCode != http.StatusOK {
+	if isJSON && gjson.ValidBytes(body) && doc.Get("resourceType").Str == "OperationOutcome" {
 		e := &OperationOutcomeError{URL: page, StatusCode: resp.StatusCode}
 		doc.Get("issue").ForEach(func(_, is gjson.Result) bool {
 			e.Issues = append(e.Issues, Issue{Severity: is.Get("severity").Str, Code: is.Get("code").Str, Diagnostics: is.Get("diagnostics").Str})

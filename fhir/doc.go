@@ -135,10 +135,18 @@
 //     keep load order.
 //   - Indexes: the values of a parameter are extracted for every resource
 //     of the type on the first search that uses it, and then kept up to
-//     date by every write; later searches compare precomputed values (a
-//     token or date search over 100,000 resources takes about a
-//     millisecond). Building every parameter's index at load would cost
-//     277 extractions per resource for parameters most stores never search.
+//     date by every write; a token parameter also gets a code -> resources
+//     map and a date parameter a list sorted by range start (rebuilt after
+//     writes), so that a token or date search over 100,000 resources visits
+//     only its candidates (well under a millisecond). Building every
+//     parameter's index at load instead would cost 277 extractions per
+//     resource, mostly for parameters a store is never searched by.
+//   - The generated table holds 277 parameters for the 15 types (plus 8 of
+//     Resource); the 9 composite ones, and the special _content, _query,
+//     _text, _list, _has and _type, are refused as unsupported.
+//   - number: no parameter of the 15 types is of type number, but the
+//     comparison is implemented (for stored types that gain one) with the
+//     quantity rules.
 //   - The client checks the self link by parameter name (modifier
 //     included), not by value: servers normalise values legitimately. A
 //     searchset without a self link is refused when parameters were asked;

@@ -310,3 +310,55 @@ func TestFHIRPathShapes(t *testing.T) {
 		}
 	}
 }
+
+func TestNumberCompare(t *testing.T) {
+	for _, c := range []struct {
+		prefix, value string
+		f             float64
+		want          bool
+	}{
+		{"eq", "100", 99.5, true}, {"eq", "100", 100.5, false}, {"eq", "100.0", 100.04, true}, {"eq", "100.0", 100.05, false},
+		{"eq", "1e2", 140, true}, {"ne", "100", 101, true}, {"gt", "100", 100, false}, {"ge", "100", 100, true},
+		{"lt", "100", 99.99, true}, {"le", "100", 100, true}, {"sa", "5", 5.1, true}, {"eb", "5", 4.9, true},
+		{"ap", "100", 109, true}, {"ap", "100", 111, false}, {"eq", "-5", -5.2, true},
+	} {
+		cmp, err := numberCompare(c.prefix, c.value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cmp(c.f); got != c.want {
+			t.Errorf("%s%s against %v: %v", c.prefix, c.value, c.f, got)
+		}
+	}
+	for _, bad := range []string{"", "abc", "1,5", "NaN", "Inf", "1e999"} {
+		if _, err := numberCompare("eq", bad); !errors.Is(err, ErrBadValue) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+func TestConcurrentSearchAndWrite(t *testing.T) {
+	s := peopleStore(t)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			if _, err := s.Create("Patient", []byte(`{"resourceType":"Patient","gender":"female","name":[{"given":["Eve"]}]}`)); err != nil {
+				t.Error(err)
+			}
+			if i%10 == 0 {
+				s.Delete("Patient", "evelyn")
+			}
+		}
+	}()
+	for range 200 {
+		if _, err := searchIDs(t, s, "Patient", "gender=female&name=eve&birthdate:missing=true"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	got, _ := searchIDs(t, s, "Patient", "gender=female&_id=eve,evelyn")
+	if got != "eve" {
+		t.Errorf("after the writes: [%s]", got)
+	}
+}
