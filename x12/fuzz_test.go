@@ -3,6 +3,7 @@ package x12_test
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/assaykit/assay/x12"
@@ -13,6 +14,8 @@ var fuzzPaths = []x12.Path{
 	x12.MustParsePath("ISA06"), x12.MustParsePath("ST(*)02"), x12.MustParsePath("NM1[IL]09"),
 	x12.MustParsePath("2000C(*)/2100C/NM103"), x12.MustParsePath("2110C(*)/EB03[*]-1"),
 	x12.MustParsePath("2000A/NM1(*)01[*]"), x12.MustParsePath("HI01-2"), x12.MustParsePath("SE01"),
+	x12.MustParsePath("2110C/EB(*)01"), x12.MustParsePath("2100D/NM1[IL](*)03"), x12.MustParsePath("EB03[2]-1"),
+	x12.MustParsePath("2000B(2)/2000C(*)/EB(2)03-2"), x12.MustParsePath("ST(3)02"),
 }
 
 func addSeeds(f *testing.F) {
@@ -40,6 +43,11 @@ func FuzzParse(f *testing.F) {
 		if x.Len() == 0 {
 			t.Fatal("no segments, not even the ISA")
 		}
+		// Loop-free paths read by a scan first, before the index exists.
+		scanned := make([][]string, len(fuzzPaths))
+		for k, p := range fuzzPaths {
+			scanned[k] = p.Values(x)
+		}
 		for i := range x.Len() {
 			s := x.Segment(i)
 			_ = s.ID()
@@ -59,9 +67,13 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("transaction %+v", tx)
 			}
 		}
-		for _, p := range fuzzPaths {
-			if v := p.Values(x); len(v) > 1 && !p.Multi() {
+		for k, p := range fuzzPaths {
+			v := p.Values(x)
+			if len(v) > 1 && !p.Multi() {
 				t.Fatalf("%s selected %d values", p, len(v))
+			}
+			if !slices.Equal(v, scanned[k]) {
+				t.Fatalf("%s: scan read %q, the index %q", p, scanned[k], v)
 			}
 		}
 		_, err = x12.Parse(data, x12.Strict())

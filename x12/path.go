@@ -487,11 +487,6 @@ func (x *Interchange) PathWarning(p Path) string {
 	if len(p.loops) == 0 {
 		return ""
 	}
-	for _, ref := range p.loops {
-		if !ref.known {
-			return fmt.Sprintf("path %s names loop %s, which none of the 5010 guides this package knows (X279, X212, X214, X217) has; it reads nothing", p.text, ref.id)
-		}
-	}
 	none, first := 0, -1
 	for i, ts := range x.sets {
 		if ts.guide == guideNone {
@@ -502,6 +497,11 @@ func (x *Interchange) PathWarning(p Path) string {
 		}
 	}
 	if none == 0 {
+		for _, ref := range p.loops {
+			if !ref.known {
+				return fmt.Sprintf("path %s names loop %s, which none of the 5010 guides this package knows (X279, X212, X214, X217) has; it reads nothing", p.text, ref.id)
+			}
+		}
 		return ""
 	}
 	tx := x.transaction(x.sets[first])
