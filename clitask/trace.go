@@ -213,7 +213,7 @@ func (p *parser) run(obj gjson.Result, ptr string) (Run, error) {
 	case !commands.IsArray():
 		return Run{}, p.typeError(commands, ptr+"/commands", "commands", "an array of commands")
 	}
-	r.Commands = []Command{}
+	r.Commands = make([]Command, 0, int(commands.Get("#").Int()))
 	i := 0
 	commands.ForEach(func(_, v gjson.Result) bool {
 		at := ptr + "/commands/" + strconv.Itoa(i)

@@ -43,6 +43,13 @@ var script = map[string]map[string][]string{
 func main() {
 	dir := flag.String("dir", "examples/clibench", "the example's folder")
 	flag.Parse()
+	// As the assay command does: what the agent's commands leave running,
+	// new sessions included, is found among this process's children and
+	// ended when each run's shell closes. Elsewhere than on Linux only
+	// process groups are killed.
+	if err := clitask.BecomeSubreaper(); err != nil {
+		log.Printf("warning: %v", err)
+	}
 	if err := record(*dir); err != nil {
 		log.Fatal(err)
 	}
