@@ -24,31 +24,54 @@
 // set (TA1 is allowed between ISA and GS), segment identifiers that are not
 // 2 or 3 capital letters and digits, a last segment without its terminator,
 // and an HL02 that names no earlier HL. Each is a Finding with the
-// segment's position (1-based index, byte offset, line and column).
+// segment's position: an assert.Location (1-based segment number, line and
+// column, where LF, CR and CRLF each end a line, so CR-terminated files count
+// their lines) and a 0-based byte offset. When ISA11 is a repetition
+// separator equal to ISA16, the ISA gets a finding too.
 // Evidence is read leniently: findings are reported and the data is read
 // anyway. Strict turns them into a *FindingsError. A parse keeps at most
 // 1,000 findings. Input that is not X12 at all is a *SyntaxError.
 //
-// Values are substrings of the input: Parse copies its []byte argument once
-// (ParseString does not copy), and reading a path allocates nothing beyond
-// the slice it returns (AppendValues reuses the caller's). Offsets are
-// int32, so an input must be smaller than 2 GiB.
+// Values are substrings of the input: Parse does not copy its []byte
+// argument (it must not change while the Interchange is in use; a read-only
+// memory map is the intended use), nor does ParseString, and reading a path
+// allocates nothing beyond the slice it returns (AppendValues reuses the
+// caller's). Offsets are int32, so an input must be smaller than 2 GiB.
+//
+// # Speed
+//
+// Parse is one pass over the input: segment terminators are found eight
+// bytes at a time, segment IDs compared as packed integers, and only the
+// envelope segments (and the HL segments of guided transaction sets, for
+// the hierarchy check) are looked into. It records the transaction sets
+// compactly, in a slice sized from the first set, and builds nothing per
+// segment. The segment index and the loops are built the first time
+// something needs them (Segment, or a path that names a loop); until then a
+// path without a loop reads the input in one scan (an ST path reads the
+// parse's own list of transaction sets), and through the index after.
 //
 // # Repetitions and components
 //
 // ISA11 is the repetition separator from version 00402 on, and only when it
-// is not a letter, a digit, a space or one of the other delimiters: 4010
-// files, and some 5010 senders, put "U" there, and then elements have no
-// repetitions. ISA elements are read whole, without repetitions or
+// is not a letter, a digit, a space, the element separator or the segment
+// terminator: 4010 files, and some 5010 senders, put "U" there, and then
+// elements have no repetitions. When it equals ISA16 (some senders write ":"
+// in both), the ISA gets a finding and that character splits an element
+// into pieces P1..Pn that both readings reach: EB03[i], EB03-i and
+// EB03[i]-1 read Pi, EB03[i]-j with j > 1 reads nothing, EB03[*] selects
+// every piece, and a plain EB03 reads the element as written. ISA elements are read whole, without repetitions or
 // components, since ISA11 and ISA16 are the delimiters themselves.
 //
 // # Loops
 //
-// Loops are assigned while parsing, for the transaction sets whose guides
-// the package knows: 270 and 271 (X279, also used for 4010's X092, whose
-// loops are the same), 276 and 277 (X212), the 277 whose version names X214
-// (the claim acknowledgment, HL level PT) and 278 (X217; BHT02 11 selects
-// the response's loops). Each HL opens the loop of its level code (HL03)
+// Loops exist for the transaction sets of the 5010 guides the design names:
+// 270 and 271 (X279), 276 and 277 (X212), the 277 claim acknowledgment
+// (X214, HL level PT) and 278 (X217; BHT02 11 selects the response's
+// loops). A set's guide is the one its ST03 names or, without ST03, its
+// group's GS08 (X12 lets ST03 override GS08), when the set's ST01 fits it.
+// Anything else (4010's X092, 835, 837, 999...) has no loops: a loop path
+// reads nothing there, and Interchange.PathWarning says why (assay x12 get
+// prints it as a warning). Each HL opens the loop of its level code (HL03)
 // and nests in the loop of its parent (HL02): a 2000D is inside its 2000C,
 // as the guides nest them. Within a level, a loop opens at its first
 // segment: NM1 opens 2100C, EB opens 2110C, III 2115C, an NM1 between LS
@@ -70,13 +93,24 @@
 //
 // # Paths
 //
-// SYNTAX.md has the grammar and a table of examples. Decisions the design
-// left open: a loop path element matches loops nested at any depth inside
-// the previous one (not the loop itself); with (*) on a loop, occurrences
-// after it count inside each selected instance; a qualifier matches element
-// 01 as written or, for a composite, its first component (HI[ABK]01-2); a
-// loop ID no guide has selects nothing rather than being an error, since
-// paths are shared across transaction sets.
+// SYNTAX.md has the grammar and tables of examples that run as a test. A
+// loop without an occurrence, or with (*), stands for every instance of it
+// inside the scope before it, and the segment occurrence counts in document
+// order across every selected instance: 2110C/EB(*)01 is EB01 of every
+// benefit, 2110C/EB(2)01 the second EB in any 2110C, 2110C(2)/EB01 the
+// first EB of the second 2110C. Only a wildcard on the segment occurrence or
+// the repetition selects several values. Nesting follows the HL hierarchy
+// (HL02), not the order of the segments: a loop's scope is its own segments
+// and its descendants', wherever they are in the file.
+//
+// Decisions the design left open: a loop path element matches loops nested
+// at any depth inside the previous one (not the loop itself); LOOP(n)
+// counts the instances across everything the previous level selected; a
+// qualifier matches element 01 as written or, for a composite, its first
+// component (HI[ABK]01-2); a loop ID no guide has selects nothing rather
+// than being an error, since paths are shared across transaction sets; ISA
+// elements are read whole, without repetitions or components, since ISA11
+// and ISA16 are the delimiters themselves.
 //
 // # x12-response
 //
@@ -93,13 +127,30 @@
 // error); a request that cannot be parsed only says nothing about the
 // transaction set, since the request is what the agent produced.
 //
-// # Records on disk
+// The assertion is not an exported type: the registry's decoder returns an
+// immutable value holding the compiled paths, so an invalid path is always
+// a spec error (never a check that passes expected: null), and a spec built
+// in Go (package spec) goes through the same decoder. The check is written
+// on check.Candidates.
 //
-// ReadDir reads a snapshot's x12 folder: records.json first, then the
-// NAME.response.x12 files in byte order of NAME, each with its optional
-// NAME.request.x12 and NAME.meta.json. Other files are ignored; a request or
-// metadata file without its response is an error, as is a records.json
-// that is not an array of objects with a string "response" (unknown members
-// are ignored). DirSource defers such errors to the checks that read the
-// records.
+// Evidence shape:
+//
+//	{"matched": ST02 | null, "field_results": [{"path", "expected", "actual", "passed", "reason"?}], "candidates": N}
+//
+// # Evidence
+//
+// Source gives the records and Attach sets it. MemorySource(records...)
+// holds records in memory. FolderSource(fsys, maxFileSize) reads a
+// snapshot's x12 folder through an fs.FS when a check first asks:
+// records.json first, then the NAME.response.x12 files in byte order of
+// NAME, each with its optional NAME.request.x12 and NAME.meta.json, every
+// file through check.ReadFile (regular files only, at most maxFileSize
+// bytes, 64 MiB by default). Other files are ignored; a file that cannot be
+// read, a request or metadata file without its response, or a records.json
+// that is not an array of objects with a string "response" (unknown
+// members are ignored) makes Records return an error, and every check that
+// needs the records reports status error. Both sources parse each record's
+// response and request once, on first use, and every later check shares
+// the parse; a Source of your own returns plain Records, which each check
+// parses.
 package x12
