@@ -157,3 +157,18 @@ func TestFolderSourceURL(t *testing.T) {
 		t.Error("an empty fhir.url searched")
 	}
 }
+
+func TestLoadErrorLocation(t *testing.T) {
+	fsys := fstest.MapFS{"b.json": {Data: []byte("{\"resourceType\": \"Bundle\", \"type\": \"collection\", \"entry\": [\n  {\"resource\": {\"resourceType\": \"Patient\"}},\n  {\"resource\": {\"id\": \"x\"}}]}\n")}}
+	_, err := fhir.NewStore().LoadFS(fsys, 0)
+	want := `fhir: b.json:3:16: /entry/1/resource: no resourceType (a resource needs "resourceType": "Patient" or the like)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+	fsys = fstest.MapFS{"c.json": {Data: []byte("{\n  \"resourceType\": \"Patient\",\n  \"id\": x\n}")}}
+	_, err = fhir.NewStore().LoadFS(fsys, 0)
+	var le *fhir.LoadError
+	if !errors.As(err, &le) || le.File != "c.json" || le.Line != 3 || le.Column != 9 {
+		t.Errorf("syntax error at %+v: %v", le, err)
+	}
+}

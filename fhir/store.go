@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
 	"github.com/tidwall/gjson"
 )
@@ -32,27 +33,14 @@ type Resource struct {
 func (r Resource) Key() string { return r.Type + "/" + r.ID }
 
 // LoadError reports a resource or Bundle that cannot be loaded: not JSON,
-// no resourceType, a bad id. File is the file it came from ("" for
-// memory), Pointer the JSON pointer of the bad resource inside it.
+// no resourceType, a bad id. Its Location names the file ("" for memory),
+// the line and column, and the JSON pointer of the bad resource.
 type LoadError struct {
-	File    string
-	Pointer string
-	Err     error
+	assert.Location
+	Err error
 }
 
-func (e *LoadError) Error() string {
-	where := e.File
-	if e.Pointer != "" {
-		if where != "" {
-			where += " "
-		}
-		where += "at " + e.Pointer
-	}
-	if where == "" {
-		return "fhir: " + e.Err.Error()
-	}
-	return "fhir: " + where + ": " + e.Err.Error()
-}
+func (e *LoadError) Error() string { return "fhir: " + e.Location.Prefix(e.Err.Error()) }
 
 // Unwrap returns the cause.
 func (e *LoadError) Unwrap() error { return e.Err }
@@ -168,15 +156,20 @@ type pending struct {
 
 func (s *Store) load(file string, data []byte) (int, error) {
 	fail := func(ptr string, err error) (int, error) {
-		return 0, &LoadError{File: file, Pointer: ptr, Err: err}
+		return 0, &LoadError{Location: assert.Location{File: file, Pointer: ptr}, Err: err}
 	}
 	if !gjson.ValidBytes(data) {
 		var v any
 		err := json.Unmarshal(data, &v)
-		if err == nil {
-			err = errors.New("invalid JSON")
+		le := &LoadError{Location: assert.Location{File: file}, Err: errors.New("not JSON")}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			le.Line, le.Column = assert.LineColumn(data, int(se.Offset)-1)
+			le.Err = fmt.Errorf("not JSON: %w", err)
+		} else if err != nil {
+			le.Err = fmt.Errorf("not JSON: %w", err)
 		}
-		return fail("", fmt.Errorf("not JSON: %w", err))
+		return 0, le
 	}
 	doc := gjson.ParseBytes(data)
 	if !doc.IsObject() {
@@ -197,7 +190,7 @@ func (s *Store) load(file string, data []byte) (int, error) {
 			if method == "DELETE" {
 				t, id, ok := parseReference(e.Get("request.url").Str)
 				if !ok {
-					err = &LoadError{File: file, Pointer: ptr + "/request/url", Err: errors.New("a DELETE entry needs a Type/id url")}
+					err = &LoadError{Location: at(data, file, ptr+"/request/url", e.Get("request.url").Index), Err: errors.New("a DELETE entry needs a Type/id url")}
 					return false
 				}
 				list = append(list, pending{typ: t, id: id, del: true})
@@ -207,7 +200,7 @@ func (s *Store) load(file string, data []byte) (int, error) {
 				return true
 			}
 			var p pending
-			if p, err = s.parse(res, file, ptr+"/resource"); err != nil {
+			if p, err = s.parse(res, at(data, file, ptr+"/resource", res.Index)); err != nil {
 				return false
 			}
 			if p.id == "" {
@@ -235,7 +228,7 @@ func (s *Store) load(file string, data []byte) (int, error) {
 			}
 		}
 	default:
-		p, err := s.parse(doc, file, "")
+		p, err := s.parse(doc, assert.Location{File: file})
 		if err != nil {
 			return 0, err
 		}
@@ -261,8 +254,8 @@ func (s *Store) load(file string, data []byte) (int, error) {
 
 // parse checks one resource: an object with a resourceType and, if it has
 // one, a valid id.
-func (s *Store) parse(res gjson.Result, file, ptr string) (pending, error) {
-	fail := func(err error) (pending, error) { return pending{}, &LoadError{File: file, Pointer: ptr, Err: err} }
+func (s *Store) parse(res gjson.Result, loc assert.Location) (pending, error) {
+	fail := func(err error) (pending, error) { return pending{}, &LoadError{Location: loc, Err: err} }
 	if !res.IsObject() {
 		return fail(errors.New("a resource must be a JSON object"))
 	}
@@ -278,6 +271,15 @@ func (s *Store) parse(res gjson.Result, file, ptr string) (pending, error) {
 		p.id = id.Str
 	}
 	return p, nil
+}
+
+// at locates the value at byte offset off of data (0: unknown).
+func at(data []byte, file, ptr string, off int) assert.Location {
+	loc := assert.Location{File: file, Pointer: ptr}
+	if off > 0 {
+		loc.Line, loc.Column = assert.LineColumn(data, off)
+	}
+	return loc
 }
 
 func validType(t string) bool {
@@ -510,7 +512,7 @@ func (s *Store) Create(typ string, body []byte) (Resource, error) {
 // missing (created reports which). The id in body, if any, must be id.
 func (s *Store) Update(typ, id string, body []byte) (res Resource, created bool, err error) {
 	if !validID(id) {
-		return Resource{}, false, &LoadError{Err: fmt.Errorf("bad id %q", id)}
+		return Resource{}, false, &LoadError{Err: fmt.Errorf("bad id %q in the URL", id)}
 	}
 	p, err := s.checkBody(typ, body)
 	if err != nil {
@@ -521,7 +523,7 @@ func (s *Store) Update(typ, id string, body []byte) (res Resource, created bool,
 	case p.id == "":
 		raw = setID(raw, id)
 	case p.id != id:
-		return Resource{}, false, &LoadError{Pointer: "/id", Err: fmt.Errorf("the body's id %q is not the URL's %q", p.id, id)}
+		return Resource{}, false, &LoadError{Location: assert.Location{Pointer: "/id"}, Err: fmt.Errorf("the body's id %q is not the URL's %q", p.id, id)}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -549,12 +551,12 @@ func (s *Store) checkBody(typ string, body []byte) (pending, error) {
 	if !gjson.ValidBytes(body) {
 		return pending{}, &LoadError{Err: errors.New("the body is not JSON")}
 	}
-	p, err := s.parse(gjson.ParseBytes(body), "", "")
+	p, err := s.parse(gjson.ParseBytes(body), assert.Location{})
 	if err != nil {
 		return p, err
 	}
 	if p.typ != typ {
-		return p, &LoadError{Pointer: "/resourceType", Err: fmt.Errorf("resourceType %q is not the URL's %q", p.typ, typ)}
+		return p, &LoadError{Location: assert.Location{Pointer: "/resourceType"}, Err: fmt.Errorf("resourceType %q is not the URL's %q", p.typ, typ)}
 	}
 	return p, nil
 }
