@@ -147,7 +147,10 @@ func normal(p Path) Path {
 // crOnlyBefore reports whether m was read with CR terminators while the
 // first frame region of its own bytes holds no CR.
 func crOnlyBefore(b *Batch, m *Message) bool {
-	if m.segs[0].lf {
+	start := int(m.segs[0].start)
+	rs := max(0, bytes.LastIndexAny(b.data[:start], "\x0b\x1c"))
+	p := parser{data: b.data, nextCR: -1, nextLF: -1, nextSB: -1, nextEB: -1, noCR: !bytes.Contains(b.data, []byte{'\r'})}
+	if _, cr := p.region(rs); !cr {
 		return false
 	}
 	data := m.Bytes()

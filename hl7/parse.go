@@ -63,16 +63,34 @@ const (
 )
 
 // segment locates one segment in the input: data[start:end] is the segment
-// without its terminator, data[end:next] the terminator (CR, LF, CRLF or
-// nothing). id is its three-byte ID packed into an integer, so that a path
-// compares IDs without building strings; d are the delimiters of the header
-// in force. lf records that the segment was read with LF terminators.
+// without its terminator (termEnd finds the terminator's end). id is its
+// three-byte ID packed into an integer, so that a path compares IDs without
+// building strings; d are the delimiters of the header in force.
 type segment struct {
-	start, end, next int32
-	id               uint32
-	d                Delimiters
-	kind             uint8
-	lf               bool
+	start, end int32
+	id         uint32
+	d          Delimiters
+	kind       uint8
+}
+
+// termEnd returns the end of the terminator of the segment that ends at
+// end: CR, CRLF or LF (in a frame read with CR terminators, an LF is a
+// terminator only right before a CR); nothing before a framing byte or at
+// the end of the input.
+func termEnd(data []byte, end int32) int32 {
+	i := int(end)
+	if i < len(data) {
+		switch data[i] {
+		case '\r':
+			i++
+			if i < len(data) && data[i] == '\n' {
+				i++
+			}
+		case '\n':
+			i++
+		}
+	}
+	return int32(i)
 }
 
 // packID packs a three-byte segment ID.
@@ -110,7 +128,6 @@ type Batch struct {
 // next header or trailer. It is a view of the bytes it was parsed from.
 type Message struct {
 	batch *Batch
-	data  []byte
 	segs  []segment
 	first int // position of segs[0] in batch.segs
 	index int
@@ -154,7 +171,7 @@ func Parse(data []byte) (*Batch, error) {
 	for i := range b.segs {
 		if b.segs[i].kind != kindOther {
 			if start >= 0 {
-				b.messages = append(b.messages, Message{batch: b, data: data, segs: b.segs[start:i:i], first: start, index: len(b.messages)})
+				b.messages = append(b.messages, Message{batch: b, segs: b.segs[start:i:i], first: start, index: len(b.messages)})
 				start = -1
 			}
 			if b.segs[i].kind == kindMSH {
@@ -164,18 +181,15 @@ func Parse(data []byte) (*Batch, error) {
 	}
 	if start >= 0 {
 		n := len(b.segs)
-		b.messages = append(b.messages, Message{batch: b, data: data, segs: b.segs[start:n:n], first: start, index: len(b.messages)})
+		b.messages = append(b.messages, Message{batch: b, segs: b.segs[start:n:n], first: start, index: len(b.messages)})
 	}
 	return b, nil
 }
 
-// rebase points the batch and its messages at data, a copy of the bytes
-// they were parsed from.
+// rebase points the batch (and so its messages) at data, a copy of the
+// bytes it was parsed from.
 func (b *Batch) rebase(data []byte) {
 	b.data = data
-	for i := range b.messages {
-		b.messages[i].data = data
-	}
 }
 
 // ParseMessage parses an input that holds exactly one message (batch and
@@ -204,6 +218,8 @@ type parser struct {
 	// (len(data) when there is none), so each byte is searched once for
 	// each.
 	nextCR, nextLF, nextSB, nextEB int
+	// noCR: the input holds no CR, so every frame ends segments at LF.
+	noCR bool
 }
 
 // Structure states.
@@ -233,6 +249,9 @@ func (p *parser) region(pos int) (end int, cr bool) {
 		p.nextEB = indexFrom(data, from, mllpEnd)
 	}
 	end = min(p.nextSB, p.nextEB)
+	if p.noCR {
+		return end, false
+	}
 	if p.nextCR < pos {
 		p.nextCR = indexFrom(data, pos, '\r')
 	}
@@ -245,12 +264,17 @@ func (p *parser) region(pos int) (end int, cr bool) {
 
 func (p *parser) run() error {
 	data := p.data
-	n := bytes.Count(data, []byte{'\r'})
-	if n == 0 {
+	p.nextCR, p.nextLF, p.nextSB, p.nextEB = -1, -1, -1, -1
+	// Size the segment table from the number of terminators, counted once.
+	p.nextCR = indexFrom(data, 0, '\r')
+	var n int
+	if p.nextCR < len(data) {
+		n = 1 + bytes.Count(data[p.nextCR+1:], []byte{'\r'})
+	} else {
+		p.noCR = true
 		n = bytes.Count(data, []byte{'\n'})
 	}
 	p.segs = make([]segment, 0, n+1)
-	p.nextCR, p.nextLF, p.nextSB, p.nextEB = -1, -1, -1, -1
 	var (
 		state                    = stStart
 		fileD, batchD, messageD  Delimiters
@@ -317,7 +341,7 @@ func (p *parser) run() error {
 		}
 		seg := data[s:t]
 		count++
-		sg := segment{start: int32(s), end: int32(t), next: int32(next), lf: !cr}
+		sg := segment{start: int32(s), end: int32(t)}
 		if !validID(seg) {
 			return p.errorAt(count, seg, s, fmt.Errorf("%w: segment ID %q is not three upper-case letters or digits", ErrStructure, seg[:min(len(seg), 3)]))
 		}
@@ -454,11 +478,13 @@ func (b *Batch) Messages() []*Message {
 // All iterates over the batch's messages in input order, without building
 // a slice.
 func (b *Batch) All() iter.Seq2[int, *Message] {
-	return func(yield func(int, *Message) bool) {
-		for i := range b.messages {
-			if !yield(i, &b.messages[i]) {
-				return
-			}
+	return func(yield func(int, *Message) bool) { b.each(yield) }
+}
+
+func (b *Batch) each(yield func(int, *Message) bool) {
+	for i := range b.messages {
+		if !yield(i, &b.messages[i]) {
+			return
 		}
 	}
 }
@@ -485,7 +511,16 @@ func (m *Message) Bytes() []byte {
 	if len(m.segs) == 0 {
 		return nil
 	}
-	return m.data[m.segs[0].start:m.segs[len(m.segs)-1].next]
+	data := m.batch.data
+	return data[m.segs[0].start:termEnd(data, m.segs[len(m.segs)-1].end)]
+}
+
+// bytes returns the input the message was parsed from.
+func (m *Message) bytes() []byte {
+	if m.batch == nil {
+		return nil
+	}
+	return m.batch.data
 }
 
 // Index returns the message's 0-based position in the input it was parsed
@@ -501,14 +536,14 @@ func (m *Message) Delimiters() Delimiters {
 }
 
 // Segments iterates over the message's segments in order, MSH first.
-func (m *Message) Segments() iter.Seq[Segment] { return segmentsOf(m.data, m.segs) }
+func (m *Message) Segments() iter.Seq[Segment] { return segmentsOf(m.bytes(), m.segs) }
 
 // Len returns the number of segments in the message.
 func (m *Message) Len() int { return len(m.segs) }
 
 // Segment returns the message's i'th segment (0-based, MSH is 0); like a
 // slice index, it panics when i is out of range.
-func (m *Message) Segment(i int) Segment { return segmentAt(m.data, &m.segs[i]) }
+func (m *Message) Segment(i int) Segment { return segmentAt(m.bytes(), &m.segs[i]) }
 
 // ControlID returns MSH.10, the message control id, as text.
 func (m *Message) ControlID() string { return m.Get(pathControlID).String() }
@@ -534,11 +569,13 @@ func segmentAt(data []byte, sg *segment) Segment {
 }
 
 func segmentsOf(data []byte, segs []segment) iter.Seq[Segment] {
-	return func(yield func(Segment) bool) {
-		for i := range segs {
-			if !yield(segmentAt(data, &segs[i])) {
-				return
-			}
+	return func(yield func(Segment) bool) { eachSegment(data, segs, yield) }
+}
+
+func eachSegment(data []byte, segs []segment, yield func(Segment) bool) {
+	for i := range segs {
+		if !yield(segmentAt(data, &segs[i])) {
+			return
 		}
 	}
 }

@@ -165,10 +165,11 @@ func TestReencode(t *testing.T) {
 			whole = append(whole, m.Bytes()...)
 			for i := range m.segs {
 				s := m.segs[i]
-				joined = append(joined, data[s.start:s.next]...)
+				next := termEnd(data, s.end)
+				joined = append(joined, data[s.start:next]...)
 				if i+1 < len(m.segs) {
 					// blank lines between segments belong to the message
-					joined = append(joined, data[s.next:m.segs[i+1].start]...)
+					joined = append(joined, data[next:m.segs[i+1].start]...)
 				}
 			}
 		}

@@ -234,29 +234,39 @@ func (b *Batch) query(lo, hi int, p *Path, yield func(Value) bool) {
 	if want == 0 {
 		want = 1
 	}
-	segs := b.segs
-	if len(segs) > indexThreshold && validIDString(p.Segment) {
-		x := b.index()
-		k := idCode(id)
-		list := x.pos[x.start[k]:x.start[k+1]]
-		// The first of them at or after lo.
-		j, _ := slices.BinarySearch(list, int32(lo))
-		if want != Any {
-			j += want - 1
-			if j < len(list) && int(list[j]) < hi {
-				sg := &segs[list[j]]
-				selectIn(b.data[sg.start:sg.end], sg.d, header(sg.kind), p, yield)
-			}
-			return
-		}
-		for ; j < len(list) && int(list[j]) < hi; j++ {
+	if len(b.segs) > indexThreshold && validIDString(p.Segment) {
+		b.queryIndexed(lo, hi, id, want, p, yield)
+		return
+	}
+	b.queryScan(lo, hi, id, want, p, yield)
+}
+
+// queryIndexed finds the segments through the index: a binary search for
+// the first one at or after lo, then the occurrence wanted.
+func (b *Batch) queryIndexed(lo, hi int, id uint32, want int, p *Path, yield func(Value) bool) {
+	segs, x := b.segs, b.index()
+	k := idCode(id)
+	list := x.pos[x.start[k]:x.start[k+1]]
+	j, _ := slices.BinarySearch(list, int32(lo))
+	if want != Any {
+		j += want - 1
+		if j < len(list) && int(list[j]) < hi {
 			sg := &segs[list[j]]
-			if !selectIn(b.data[sg.start:sg.end], sg.d, header(sg.kind), p, yield) {
-				return
-			}
+			selectIn(b.data[sg.start:sg.end], sg.d, header(sg.kind), p, yield)
 		}
 		return
 	}
+	for ; j < len(list) && int(list[j]) < hi; j++ {
+		sg := &segs[list[j]]
+		if !selectIn(b.data[sg.start:sg.end], sg.d, header(sg.kind), p, yield) {
+			return
+		}
+	}
+}
+
+// queryScan finds the segments by scanning lo..hi-1.
+func (b *Batch) queryScan(lo, hi int, id uint32, want int, p *Path, yield func(Value) bool) {
+	segs := b.segs
 	occ := 0
 	for i := lo; i < hi; i++ {
 		sg := &segs[i]
@@ -415,95 +425,101 @@ var pathControlID = Path{Segment: "MSH", Field: 10}
 // structure as encoded; Repetitions, Components and Subcomponents go
 // deeper. Reading every field this way is one pass over the segment.
 func (s Segment) Fields() iter.Seq2[int, Value] {
-	return func(yield func(int, Value) bool) {
-		if len(s.raw) < 4 {
+	return func(yield func(int, Value) bool) { s.fields(yield) }
+}
+
+func (s Segment) fields(yield func(int, Value) bool) {
+	if len(s.raw) < 4 {
+		return
+	}
+	rest := s.raw[4:]
+	n := 1
+	if s.hdr {
+		if !yield(1, Value{raw: s.raw[3:4], d: s.d, level: levelAtomic}) {
 			return
 		}
-		rest := s.raw[4:]
-		n := 1
-		if s.hdr {
-			if !yield(1, Value{raw: s.raw[3:4], d: s.d, level: levelAtomic}) {
-				return
-			}
-			enc, _ := nth(rest, s.d.Field, 1)
-			if !yield(2, Value{raw: enc, d: s.d, level: levelAtomic}) {
-				return
-			}
-			if len(enc) == len(rest) {
-				return
-			}
-			rest, n = rest[len(enc)+1:], 3
+		enc, _ := nth(rest, s.d.Field, 1)
+		if !yield(2, Value{raw: enc, d: s.d, level: levelAtomic}) {
+			return
 		}
-		for ; ; n++ {
-			i := bytes.IndexByte(rest, s.d.Field)
-			if i < 0 {
-				yield(n, Value{raw: rest, d: s.d, level: levelField})
-				return
-			}
-			if !yield(n, Value{raw: rest[:i], d: s.d, level: levelField}) {
-				return
-			}
-			rest = rest[i+1:]
+		if len(enc) == len(rest) {
+			return
 		}
+		rest, n = rest[len(enc)+1:], 3
+	}
+	for ; ; n++ {
+		i := bytes.IndexByte(rest, s.d.Field)
+		if i < 0 {
+			yield(n, Value{raw: rest, d: s.d, level: levelField})
+			return
+		}
+		if !yield(n, Value{raw: rest[:i], d: s.d, level: levelField}) {
+			return
+		}
+		rest = rest[i+1:]
 	}
 }
 
 // Repetitions iterates over the repetitions of a field that Segment.Fields
 // yielded; any other node is its own only repetition.
 func (v Value) Repetitions() iter.Seq[Value] {
-	if v.level != levelField {
-		return v.self()
-	}
-	return splitValues(v.raw, v.d, v.d.Repetition, levelRep)
+	return func(yield func(Value) bool) { v.split(levelField, yield) }
 }
 
 // Components iterates over the components of a repetition (of a field
 // from Segment.Fields, its first repetition's); a component, subcomponent
 // or header field is its own only component.
 func (v Value) Components() iter.Seq[Value] {
-	switch v.level {
-	case levelField:
-		first, _ := nth(v.raw, v.d.Repetition, 1)
-		return splitValues(first, v.d, v.d.Component, levelComponent)
-	case levelRep:
-		return splitValues(v.raw, v.d, v.d.Component, levelComponent)
-	}
-	return v.self()
+	return func(yield func(Value) bool) { v.split(levelRep, yield) }
 }
 
 // Subcomponents iterates over the subcomponents of a component; any other
 // node is its own only subcomponent.
 func (v Value) Subcomponents() iter.Seq[Value] {
-	if v.level != levelComponent {
-		return v.self()
-	}
-	return splitValues(v.raw, v.d, v.d.Subcomponent, levelSub)
+	return func(yield func(Value) bool) { v.split(levelComponent, yield) }
 }
 
-func (v Value) self() iter.Seq[Value] {
-	return func(yield func(Value) bool) {
-		if v.Exists() {
-			yield(v)
-		}
+// children says how to split v into the nodes of the level below parent:
+// the bytes, the separator and the level of the parts. A node that is not
+// at parent level is its own only part (sep 0); an absent one has none
+// (level levelNone).
+func (v Value) children(parent uint8) (raw []byte, d Delimiters, sep byte, level uint8) {
+	raw, d = v.raw, v.d
+	switch {
+	case v.level == levelNone:
+		return nil, d, 0, levelNone
+	case parent == levelField && v.level == levelField:
+		return raw, d, d.Repetition, levelRep
+	case parent == levelRep && v.level == levelField:
+		raw, _ = nth(raw, d.Repetition, 1)
+		return raw, d, d.Component, levelComponent
+	case parent == levelRep && v.level == levelRep:
+		return raw, d, d.Component, levelComponent
+	case parent == levelComponent && v.level == levelComponent:
+		return raw, d, d.Subcomponent, levelSub
 	}
+	return raw, d, 0, v.level
 }
 
-func splitValues(raw []byte, d Delimiters, sep byte, level uint8) iter.Seq[Value] {
-	return func(yield func(Value) bool) {
-		for {
-			i := -1
-			if sep != 0 {
-				i = bytes.IndexByte(raw, sep)
-			}
-			if i < 0 {
-				yield(Value{raw: raw, d: d, level: level})
-				return
-			}
-			if !yield(Value{raw: raw[:i], d: d, level: level}) {
-				return
-			}
-			raw = raw[i+1:]
+// split yields the nodes of the level below parent in v (see children).
+func (v Value) split(parent uint8, yield func(Value) bool) {
+	raw, d, sep, level := v.children(parent)
+	if level == levelNone {
+		return
+	}
+	for {
+		i := -1
+		if sep != 0 {
+			i = bytes.IndexByte(raw, sep)
 		}
+		if i < 0 {
+			yield(Value{raw: raw, d: d, level: level})
+			return
+		}
+		if !yield(Value{raw: raw[:i], d: d, level: level}) {
+			return
+		}
+		raw = raw[i+1:]
 	}
 }
 

@@ -1,0 +1,134 @@
+package hl7_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/assaykit/assay/hl7"
+)
+
+// bigInput is n copies of the CRLF ADT test message with distinct control
+// ids, back to back: the shape of a large file `assay hl7 get` reads.
+func bigInput(b *testing.B, n int) []byte {
+	msg, err := os.ReadFile("testdata/own/adt_a01_crlf.hl7")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for i := range n {
+		buf.Write(bytes.Replace(msg, []byte("|ADT-0001|"), fmt.Appendf(nil, "|ADT-%06d|", i), 1))
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkBatchWideReads parses a batch of 10,000 messages and reads
+// MSH[N].10 for every N, as `assay hl7 get FILE 'MSH[N].10'` would for each
+// message: linear in the batch with the segment index, quadratic without.
+func BenchmarkBatchWideReads(b *testing.B) {
+	const n = 10000
+	data := bigInput(b, n)
+	paths := make([]hl7.Path, n)
+	for i := range paths {
+		paths[i] = hl7.MustParsePath(fmt.Sprintf("MSH[%d].10", i+1))
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		batch, err := hl7.Parse(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i, p := range paths {
+			if v := batch.Get(p); len(v.Bytes()) != 10 {
+				b.Fatalf("MSH[%d].10 = %q", i+1, v.Bytes())
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/read")
+}
+
+// BenchmarkParseLarge parses an 8 MB batch (a big file's first step).
+func BenchmarkParseLarge(b *testing.B) {
+	data := bigInput(b, 12000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := hl7.Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadEveryFieldByPath reads every field of every segment of
+// every message of the mixed corpus through Message.Get, one path per
+// field (SEG[occ].N), as a program that dumps a message would.
+func BenchmarkReadEveryFieldByPath(b *testing.B) {
+	inputs, total, _ := loadBench(b)
+	type read struct {
+		m     *hl7.Message
+		paths []hl7.Path
+	}
+	var reads []read
+	for _, data := range inputs {
+		batch, _ := hl7.Parse(data)
+		for _, m := range batch.Messages() {
+			r := read{m: m}
+			occ := map[string]int{}
+			for seg := range m.Segments() {
+				name := seg.Name()
+				occ[name]++
+				fields := strings.Count(string(seg.Bytes()), string(m.Delimiters().Field))
+				for f := 1; f <= fields; f++ {
+					r.paths = append(r.paths, hl7.Path{Segment: name, Occurrence: occ[name], Field: f})
+				}
+			}
+			reads = append(reads, r)
+		}
+	}
+	var buf []byte
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		for _, r := range reads {
+			for _, p := range r.paths {
+				buf = r.m.Get(p).AppendText(buf[:0])
+			}
+		}
+	}
+}
+
+// BenchmarkReadEveryFieldByIterator reads the same fields, and every
+// component of them, with the segment and field iterators: one pass over
+// each segment.
+func BenchmarkReadEveryFieldByIterator(b *testing.B) {
+	inputs, total, _ := loadBench(b)
+	var msgs []*hl7.Message
+	for _, data := range inputs {
+		batch, _ := hl7.Parse(data)
+		msgs = append(msgs, batch.Messages()...)
+	}
+	var buf []byte
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		for _, m := range msgs {
+			for i := range m.Len() { // Segments works too, but three nested range-over-func loops allocate
+				seg := m.Segment(i)
+				for _, f := range seg.Fields() {
+					for rep := range f.Repetitions() {
+						for c := range rep.Components() {
+							buf = c.AppendText(buf[:0])
+						}
+					}
+				}
+			}
+		}
+	}
+}
