@@ -244,12 +244,19 @@ func (e fpExpr) eval(res gjson.Result) []gjson.Result {
 				break
 			}
 		}
-		for _, v := range cur {
-			if p.notFalse && v.Type == gjson.False {
-				continue
+		if p.notFalse {
+			// "x.exists() and x != false" is a boolean: true when some
+			// value other than false exists, false otherwise.
+			result := gjson.Result{Type: gjson.False, Raw: "false"}
+			for _, v := range cur {
+				if v.Type != gjson.False {
+					result = gjson.Result{Type: gjson.True, Raw: "true"}
+				}
 			}
-			out = append(out, v)
+			out = append(out, result)
+			continue
 		}
+		out = append(out, cur...)
 	}
 	return out
 }

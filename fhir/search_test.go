@@ -75,6 +75,8 @@ var searchTable = []struct {
 	{"token or", "Patient", "gender=female,male", "eve,evelyn,severine,mueller,muller"},
 	{"token boolean", "Patient", "active=true", "eve"},
 	{"token contact point", "Patient", "email=eve@example.org", "eve"},
+	{"token boolean expression false", "Patient", "deceased=false", "eve,evelyn,severine,mueller"},
+	{"token boolean expression true", "Patient", "deceased=true", "muller"},
 	{"token coding", "Observation", "code=http://loinc.org|15074-8", "glucose,lower"},
 	{"token coding code only", "Observation", "code=15074-8", "glucose,lower,upper"},
 	{"token text", "Observation", "code:text=glucose", "glucose"},
@@ -287,8 +289,9 @@ func TestFHIRPathShapes(t *testing.T) {
 		{"Condition", "Condition.onset.as(dateTime)", `{"onsetDateTime":"2020","onsetString":"y"}`, `"2020"`},
 		{"Patient", "Patient.telecom.where(system='email')", `{"telecom":[{"system":"phone","value":"1"},{"system":"email","value":"a@b"}]}`, `{"system":"email","value":"a@b"}`},
 		{"Encounter", "Encounter.subject.where(resolve() is Patient)", `{"subject":{"reference":"Group/1"}}`, ``},
-		{"Patient", "Patient.deceased.exists() and Patient.deceased != false", `{"deceasedBoolean":false}`, ``},
-		{"Patient", "Patient.deceased.exists() and Patient.deceased != false", `{"deceasedDateTime":"2020"}`, `"2020"`},
+		{"Patient", "Patient.deceased.exists() and Patient.deceased != false", `{"deceasedBoolean":false}`, `false`},
+		{"Patient", "Patient.deceased.exists() and Patient.deceased != false", `{}`, `false`},
+		{"Patient", "Patient.deceased.exists() and Patient.deceased != false", `{"deceasedDateTime":"2020"}`, `true`},
 		{"Patient", "Patient.name.given | Patient.name.family", `{"name":[{"given":["a","b"],"family":"c"}]}`, `"a" "b" "c"`},
 	} {
 		e, err := compileFHIRPath(c.base, c.expr)
