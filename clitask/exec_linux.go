@@ -124,7 +124,12 @@ func endTagged(tag string, skip int) {
 			if !ok {
 				continue
 			}
-			if start, known := doomed[pid]; (known && start == st.start) || hasTag(pid, tag) {
+			// Besides the tagged: what the command left in its own group
+			// (its number is taken by the unreaped shell, so these are the
+			// command's), zombies included, which have no environment to
+			// read.
+			inGroup := skip != 0 && st.pgrp == skip
+			if start, known := doomed[pid]; (known && start == st.start) || inGroup || hasTag(pid, tag) {
 				victims = append(victims, pid)
 			}
 		}
