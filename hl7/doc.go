@@ -7,7 +7,29 @@
 //	            {"path": "PID.3[*].1", "expected": "W123456789"}]}
 //
 // passes when some captured message whose every correlate_by entry matches
-// satisfies every field assertion.
+// satisfies every field assertion. correlate_by keys are HL7 paths or the
+// names message_type (MSH.9.1), trigger_event (MSH.9.2), message_structure
+// (MSH.9.3), control_id (MSH.10), sending_application (MSH.3.1) and
+// receiving_application (MSH.5.1). Paths follow SYNTAX.md.
+//
+// # Evidence
+//
+// hl7-structural reads a Source (attach one with Attach): MemorySource
+// (parsed messages held in memory), FolderSource (the *.hl7 files of a
+// sandbox snapshot's hl7/ folder, over any fs.FS, read through
+// check.ReadFile when a check first asks and parsed once) or a Listener,
+// an MLLP receiver that acknowledges and keeps what it is sent. A Source
+// also reports its Rejects: inputs it received that are not messages.
+//
+// # Evidence shape
+//
+//	{"matched": CONTROL_ID|"#N"|null,
+//	 "field_results": [{"path", "expected", "actual", "passed", "reason"?}],
+//	 "candidates": N,
+//	 "message_index": I|null,   // the best message's 0-based position among the captured ones
+//	 "captured": M,             // how many messages the source held
+//	 "rejected": [{"index", "from", "code"?, "control_id"?, "reason"}],  // only when some input was refused
+//	 "rejects_not_listed": K}   // only when a Listener counted more rejects than it kept
 //
 // # Parsing
 //
@@ -18,27 +40,40 @@
 // Parse allocates three times per input whatever its size. A parsed message
 // is never altered, so Message.Bytes is its byte-for-byte re-encoding.
 //
-// Paths (SYNTAX.md) name a node: Message.Get returns the first Value a path
-// selects, GetAll and Texts every one. A leaf reads with its escape
+// Paths (SYNTAX.md) name a node: Get returns the first Value a path
+// selects, GetAll, Values and Texts every one. A leaf reads with its escape
 // sequences decoded, in one pass; a node with structure reads as encoded.
+// A batch of more than 128 segments indexes its segments by ID on its first
+// path read (once, in linear time), so a batch-wide read such as MSH[N].10
+// takes constant time instead of a scan from the start. To read everything,
+// iterate: Batch.All, Message.Segments (or Len and Segment), Segment.Fields,
+// Value.Repetitions, Components and Subcomponents visit each node once
+// without allocating.
 //
-// # Sources
+// Errors: a *ParseError (wrapping ErrHeader, ErrNoMessage, ErrStructure or
+// ErrTooLarge) and a *PathError locate the problem with an assert.Location
+// and render it with Location.Prefix; byte offsets are 0-based, lines and
+// columns 1-based.
 //
-// hl7-structural reads a Source: StaticSource (messages in memory),
-// DirSource (the *.hl7 files of a sandbox snapshot's hl7/ folder) or a
-// Listener, an MLLP receiver that acknowledges and keeps what it is sent.
-//
-// # Decisions where the design is silent
+// # Decisions
 //
 // Parsing:
+//   - Terminators are chosen per MLLP frame, or per input when it is not
+//     framed (DESIGN section 12 rule 9): a frame that holds a CR (other than
+//     the one after an end block) ends segments at CR or CRLF, and a lone
+//     LF inside a segment is data; otherwise LF ends segments. An LF right
+//     before a CR ends the segment with it (LF CR is one line break, as
+//     CRLF is), so files written with LF CR still read as their lines.
+//   - Leading whitespace (spaces, tabs, a stray LF or CR), MLLP framing
+//     bytes and a UTF-8 byte-order mark at the start of a segment are
+//     skipped; blank lines are ignored. A framing byte (0x0B, 0x1C) ends a
+//     segment wherever it is: it cannot be content.
 //   - A segment ID is three upper-case ASCII letters or digits, followed by
 //     the field separator or the end of the segment. Anything else is an
 //     error (ErrStructure), including a line that continues the previous
-//     segment after a stray line break: a segment without an ID cannot be
-//     addressed, and a sender must hear that it was not understood.
-//   - Blank lines (empty, or only spaces and tabs) are skipped. MLLP
-//     framing bytes (0x0B, 0x1C) are stripped at the start and end of a
-//     line, so a file may hold several frames.
+//     segment after a stray line break in an LF file: a segment without an
+//     ID cannot be addressed, and a sender must hear that it was not
+//     understood.
 //   - A delimiter may be any byte except a control character, a space, a
 //     letter or a digit. Two to five encoding characters are read by
 //     position, so "^~\" (no subcomponent separator) and "^~&" (& is then
@@ -70,28 +105,55 @@
 //     matches when any selected value does). Entries are applied, and named
 //     in details, in key order.
 //   - Evidence "matched" is the message's control id (MSH.10), or #N, its
-//     0-based position among the captured messages, when it has none;
-//     "message_index" is that position and "captured" the number of
-//     messages the source held. A source that refuses frames (Listener)
-//     adds "rejected", their count.
+//     0-based position among the captured messages, when it has none.
+//   - A reject's "index" is its 0-based position among the inputs the
+//     source received: files in name order (FolderSource), frames and runs
+//     of stray bytes in arrival order (Listener). "rejected" is left out
+//     when nothing was refused, so sources that never refuse anything
+//     (MemorySource) report what they always did.
 //
-// Sources:
-//   - DirSource reads *.hl7 in the folder itself (not subfolders), in name
-//     order. A file of only whitespace and framing holds no messages; any
-//     other file that does not parse makes the source an error.
+// FolderSource:
+//   - It reads *.hl7 in the folder itself (not subfolders, and a folder
+//     named x.hl7 is not a file), in name order. A file of only whitespace
+//     and framing holds no messages. A file that cannot be read (not a
+//     regular file, over the cap, a link out of the snapshot) makes the
+//     source an error; a file that does not parse is a Reject whose error
+//     names the file, line, column and segment.
 //
 // Listener:
 //   - ACKs use original-mode codes (AA, AE, AR) whatever MSH.15/16 ask. The
 //     ACK's MSH swaps sender and receiver, echoes MSH.11 and MSH.12
 //     (defaulting to P and 2.5), reads MSH.9 ACK^<trigger>^ACK and takes
 //     MSH.10 ACK<n>. A refusal adds ERR with ERR.3 from HL7 table 0357 (100
-//     segment sequence error, 102 data type error, 207 otherwise), ERR.4 E
-//     and the reason in ERR.8.
+//     segment sequence error, 101 required field missing, 102 data type
+//     error, 207 otherwise), ERR.4 E and the reason in ERR.8.
 //   - One ACK per frame. A frame holding a batch is kept whole and ACKed
-//     with its first message's control id.
+//     with its first message's control id. A message whose MSH has no
+//     message type (MSH.9.1) or no control id (MSH.10), such as a bare
+//     MSH|^~\&|, is refused with AR (ErrMissingField): it can be neither
+//     acknowledged by id nor told apart.
+//   - The ACK is written as soon as the end block arrives; the CR that
+//     should follow it is not waited for (a sender that omits it still
+//     hears back), and is skipped as whitespace before the next frame.
 //   - A frame over MaxFrameSize is read to its end and discarded, and
 //     refused with AR; the connection stays usable. Bytes other than
 //     whitespace outside frames, and a frame cut off by the connection
-//     closing, are recorded as rejects without an ACK.
-//   - There is no idle timeout: shutdown closes idle connections.
+//     closing or by the idle timeout, are recorded as rejects without an
+//     ACK.
+//   - Memory is bounded as a whole. MaxConns connections are served at
+//     once (more wait in the kernel's backlog). Frames being received share
+//     MaxPendingBytes: a frame that needs more waits (its sender held back
+//     by TCP flow control) while other frames that hold budget make
+//     progress, and is refused with AR (ErrBusy, "send again later") when
+//     it cannot fit alone, when every frame that holds budget is waiting
+//     (so that one always finishes), or after the idle timeout. Kept
+//     messages are limited to MaxCaptureBytes (then AR, ErrBusy). Reject
+//     records are kept up to MaxRejectBytes and counted beyond it.
+//   - IdleTimeout closes a connection that sends nothing, or does not read
+//     its ACK, for that long (deadlines are moved at most every quarter of
+//     the timeout, so a silent connection closes after 3/4 of it to all of
+//     it). Shutdown closes idle connections at once.
+//   - Accept errors that pass (EMFILE, ENFILE, ENOBUFS, ENOMEM, an aborted
+//     or reset connection, EINTR, EAGAIN, a timeout) are waited out with a
+//     backoff from 5 ms doubling to 1 s; any other error ends Serve.
 package hl7

@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
+	"strings"
+	"testing/fstest"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/hl7"
@@ -123,4 +126,53 @@ func ExampleListener() {
 	// Output:
 	// MSA|AA|PA-0001
 	// 1 PA-0001
+}
+
+// Reading every field once, with the iterators.
+func ExampleSegment_Fields() {
+	m, _ := hl7.ParseMessage([]byte(order))
+	pid := m.Segment(1)
+	for n, f := range pid.Fields() {
+		for rep := range f.Repetitions() {
+			fmt.Printf("%s.%d %q\n", pid.Name(), n, rep.String())
+		}
+	}
+	// Output:
+	// PID.1 "1"
+	// PID.2 ""
+	// PID.3 "MRN-1^^^HOSP^MR"
+	// PID.3 "W123456789^^^ACME^MB"
+	// PID.4 ""
+	// PID.5 "DOE^JANE"
+	// PID.6 ""
+	// PID.7 "19800412"
+	// PID.8 "F"
+}
+
+// Reading a whole file as one sequence of segments, as assay hl7 get does:
+// MSH[2].10 is the second message's control id.
+func ExampleBatch_Get() {
+	b, _ := hl7.Parse([]byte(order + strings.Replace(order, "PA-0001", "PA-0002", 1)))
+	fmt.Println(b.Len(), b.Get(hl7.MustParsePath("MSH[2].10")), b.Texts(hl7.MustParsePath("MSH[*].10")))
+	// Output: 2 PA-0002 [PA-0001 PA-0002]
+}
+
+// Evidence from a snapshot folder: a file that does not parse is listed
+// under "rejected", never a candidate.
+func ExampleFolderSource() {
+	snapshot := fstest.MapFS{
+		"hl7/01.hl7": {Data: []byte(order)},
+		"hl7/02.hl7": {Data: []byte("PID|1\r")},
+	}
+	hl7dir, _ := fs.Sub(snapshot, "hl7")
+	env := assert.NewEnv()
+	hl7.Attach(env, hl7.FolderSource(hl7dir, 0))
+	a, _ := assert.Decode([]byte(`{"assert": "hl7-structural", "correlate_by": {"control_id": "PA-0001"}}`))
+	res := assert.Run(context.Background(), a, env)
+	ev, _ := json.Marshal(res.Evidence)
+	fmt.Println(res.Status, res.Details)
+	fmt.Println(string(ev))
+	// Output:
+	// passed message PA-0001 matched; no fields to check.
+	// {"matched":"PA-0001","field_results":[],"candidates":1,"message_index":0,"captured":1,"rejected":[{"index":1,"from":"02.hl7","reason":"hl7: 02.hl7:1:1: segment 1: malformed segment structure: PID before the first header (MSH, BHS or FHS)"}]}
 }
