@@ -244,6 +244,16 @@ func TestClientBadResponses(t *testing.T) {
 		w.Header().Set("Content-Type", "application/fhir+json")
 		fmt.Fprint(w, `{"resourceType":"Bundle","type":"searchset","entry":[{"resource":{"resourceType":"Patient","id":"x"}}]}`)
 	})
+	var limited atomic.Int32
+	mux.HandleFunc("/limited/Patient", func(w http.ResponseWriter, r *http.Request) {
+		if limited.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(429)
+			return
+		}
+		w.Header().Set("Content-Type", "application/fhir+json")
+		fmt.Fprint(w, `{"resourceType":"Bundle","type":"searchset"}`)
+	})
 	mux.HandleFunc("/big/Patient", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/fhir+json")
 		fmt.Fprintf(w, `{"resourceType":"Bundle","type":"searchset","x":"%s"}`, strings.Repeat("a", 5000))
@@ -284,6 +294,14 @@ func TestClientBadResponses(t *testing.T) {
 	}
 	if err := search("/flaky"); err != nil || hits.Load() != 3 {
 		t.Errorf("flaky: %v after %d requests", err, hits.Load())
+	}
+	// 429 with Retry-After: 1 waits that second (the policy's MaxWait
+	// caps it; here 2 s).
+	slow := fastRetry()
+	slow.MaxWait = 2 * time.Second
+	start = time.Now()
+	if err := search("/limited", fhir.WithRetryPolicy(slow)); err != nil || limited.Load() != 2 || time.Since(start) < 900*time.Millisecond {
+		t.Errorf("429: %v after %d requests in %s", err, limited.Load(), time.Since(start))
 	}
 	if err := search("/big", fhir.WithMaxBodySize(1000)); err == nil || !strings.Contains(err.Error(), "cap") {
 		t.Errorf("big: %v", err)

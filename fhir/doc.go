@@ -112,7 +112,10 @@
 //   - :missing=true|false on any parameter; OR by comma, AND by repetition.
 //   - _count, _sort (several keys, - for descending), _total
 //     (none|estimate|accurate; the total is always exact), _format (JSON
-//     only); _offset pages the Handler.
+//     only). _count and _offset size the Handler's pages; Store.Search,
+//     as a Source, returns every match.
+//   - An empty value (name=, or an empty OR item) is an error, not a
+//     parameter left out.
 //
 // Any other parameter, modifier (:above, :below, :in, :identifier, ...),
 // composite or special parameter, chain or _include is a SearchError

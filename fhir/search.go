@@ -252,6 +252,9 @@ func compileClause(p *searchParam, name, mod, value string, now time.Time) (clau
 	}
 	ors := splitOr(value)
 	for _, v := range ors {
+		if v == "" {
+			return bad(value, fmt.Errorf("%w: an empty value (a search never ignores a parameter)", ErrBadValue))
+		}
 		m, err := compileValue(p, mod, v, now)
 		if err != nil {
 			return bad(v, err)

@@ -250,6 +250,8 @@ func TestSearchErrors(t *testing.T) {
 		{"Patient", "_total=some", ErrBadValue},
 		{"Patient", "_format=xml", ErrBadValue},
 		{"Appointment", "patient=Patient/", ErrBadValue},
+		{"Patient", "name=", ErrBadValue},
+		{"Patient", "gender=male,", ErrBadValue},
 	} {
 		_, err := searchIDs(t, s, c.typ, c.query)
 		var se *SearchError
