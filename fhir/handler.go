@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // Handler defaults.
@@ -257,7 +259,7 @@ func quote(s string) string {
 func (h *Handler) writeResource(w http.ResponseWriter, r *http.Request, status int, res Resource, location bool) {
 	w.Header().Set("Content-Type", "application/fhir+json; charset=utf-8")
 	w.Header().Set("ETag", `W/"`+res.Version+`"`)
-	if lu := jsonString(res.JSON, "meta", "lastUpdated"); lu != "" {
+	if lu := gjson.GetBytes(res.JSON, "meta.lastUpdated").Str; lu != "" {
 		if t, err := time.Parse(time.RFC3339Nano, lu); err == nil {
 			w.Header().Set("Last-Modified", t.UTC().Format(http.TimeFormat))
 		}
@@ -269,22 +271,6 @@ func (h *Handler) writeResource(w http.ResponseWriter, r *http.Request, status i
 	if r.Method != http.MethodHead {
 		w.Write(res.JSON)
 	}
-}
-
-func jsonString(doc []byte, path ...string) string {
-	var v any
-	if json.Unmarshal(doc, &v) != nil {
-		return ""
-	}
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return ""
-		}
-		v = m[p]
-	}
-	s, _ := v.(string)
-	return s
 }
 
 func (h *Handler) metadata(w http.ResponseWriter, r *http.Request) {

@@ -172,3 +172,22 @@ func TestLoadErrorLocation(t *testing.T) {
 		t.Errorf("syntax error at %+v: %v", le, err)
 	}
 }
+
+func TestVersionsFollowLoaded(t *testing.T) {
+	s := fhir.NewStore()
+	s.LoadJSON([]byte(`{"resourceType":"Patient","id":"v","meta":{"versionId":"7"}}`))
+	r, _, err := s.Update("Patient", "v", []byte(`{"resourceType":"Patient","id":"v","active":true}`))
+	if err != nil || r.Version != "8" {
+		t.Fatalf("%v %v", r.Version, err)
+	}
+	if old, err := s.VRead("Patient", "v", "7"); err != nil || strings.Contains(string(old.JSON), "active") {
+		t.Errorf("vread 7: %s %v", old.JSON, err)
+	}
+	s.Delete("Patient", "v")
+	if _, err := s.VRead("Patient", "v", "9"); !errors.Is(err, fhir.ErrGone) {
+		t.Errorf("vread of the deletion: %v", err)
+	}
+	if _, err := s.VRead("Patient", "v", "1"); !errors.Is(err, fhir.ErrNotFound) {
+		t.Errorf("vread of a version never held: %v", err)
+	}
+}

@@ -343,7 +343,7 @@ func rewriteURNs(raw string, urns map[string]string) string {
 func (s *Store) putLocked(typ, id, raw string, keepMeta bool) *entry {
 	key := typ + "/" + id
 	versions := s.history[key]
-	version := strconv.Itoa(len(versions) + 1)
+	version := nextVersion(versions)
 	now := s.now().UTC()
 	lu := gjson.Get(raw, "meta.lastUpdated")
 	var luMicro int64
@@ -382,6 +382,19 @@ func (s *Store) putLocked(typ, id, raw string, keepMeta bool) *entry {
 		}
 	}
 	return e
+}
+
+// nextVersion follows the last version: one more than it when it is a
+// number (a loaded versionId 7 is followed by 8), else one more than the
+// number of versions.
+func nextVersion(versions []*entry) string {
+	if len(versions) == 0 {
+		return "1"
+	}
+	if n, err := strconv.Atoi(versions[len(versions)-1].version); err == nil && n >= len(versions) {
+		return strconv.Itoa(n + 1)
+	}
+	return strconv.Itoa(len(versions) + 1)
 }
 
 // setMeta writes meta.versionId and, when stamp is not empty,
@@ -440,9 +453,8 @@ func (s *Store) deleteLocked(typ, id string) bool {
 	if !ok || t.entries[pos].deleted {
 		return false
 	}
-	old := t.entries[pos]
 	key := typ + "/" + id
-	e := &entry{typ: typ, id: id, version: strconv.Itoa(len(s.history[key]) + 1), lastUpdated: s.now().UnixMicro(), deleted: true}
+	e := &entry{typ: typ, id: id, version: nextVersion(s.history[key]), lastUpdated: s.now().UnixMicro(), deleted: true}
 	s.history[key] = append(s.history[key], e)
 	t.entries[pos] = e
 	t.live--
@@ -450,7 +462,6 @@ func (s *Store) deleteLocked(typ, id string) bool {
 	for _, col := range t.columns {
 		col[pos] = nil
 	}
-	_ = old
 	return true
 }
 

@@ -158,7 +158,7 @@ func (b *BackendServices) assertion(now time.Time) (string, error) {
 	claims := map[string]any{"iss": b.ClientID, "sub": b.ClientID, "aud": b.TokenURL,
 		"exp": now.Add(5 * time.Minute).Unix(), "jti": hex.EncodeToString(jti)}
 	enc := base64.RawURLEncoding
-	h, _ := json.Marshal(sortedMap(header))
+	h, _ := json.Marshal(header) // encoding/json sorts the keys
 	c, _ := json.Marshal(claims)
 	signing := enc.EncodeToString(h) + "." + enc.EncodeToString(c)
 	digest := sha512.Sum384([]byte(signing))
@@ -177,7 +177,5 @@ func (b *BackendServices) assertion(now time.Time) (string, error) {
 	}
 	return signing + "." + enc.EncodeToString(sig), nil
 }
-
-func sortedMap(m map[string]string) map[string]string { return m } // encoding/json sorts keys
 
 func sortStrings(s []string) { sort.Strings(s) }
