@@ -3,6 +3,9 @@ package voice_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"testing"
 
@@ -85,5 +88,38 @@ func TestLabelledSet(t *testing.T) {
 		len(set.Cases), tp, fp, fn, tn, precision, recall)
 	if precision < 0.95 || recall < 0.90 {
 		t.Errorf("precision %.3f (minimum 0.95), recall %.3f (minimum 0.90)", precision, recall)
+	}
+}
+
+// llmCalls runs the labelled set through an LLMMatcher whose judge always
+// answers "not found" and counts the phrases sent to it (asked) and those
+// the deterministic stages settled (avoided).
+func llmCalls(t testing.TB, set labelledSet, trs map[string]*voice.Transcript) (avoided, asked int) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"choices": [{"message": {"content": "{\"found\": false, \"turn\": -1, \"quote\": \"\", \"reason\": \"no\"}"}}]}`)
+	}))
+	defer srv.Close()
+	m, err := voice.NewLLMMatcher(voice.LLMConfig{URL: srv.URL, Model: "counter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range set.Cases {
+		if _, err := m.Match(context.Background(), trs[c.Transcript], voice.Speaker(c.Speaker), []string{c.Phrase}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asked = m.Calls()
+	return len(set.Cases) - asked, asked
+}
+
+// TestLLMCallsAvoided reports how many of the labelled phrases the
+// deterministic stages settle without a judge.
+func TestLLMCallsAvoided(t *testing.T) {
+	set, trs := loadLabelled(t)
+	avoided, asked := llmCalls(t, set, trs)
+	t.Logf("%d of %d phrases settled without the judge (%.0f%%); %d would be asked", avoided, len(set.Cases),
+		100*float64(avoided)/float64(len(set.Cases)), asked)
+	if asked == 0 || avoided < len(set.Cases)/2 {
+		t.Errorf("avoided %d, asked %d", avoided, asked)
 	}
 }

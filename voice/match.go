@@ -124,7 +124,16 @@ type block struct {
 	toks  []token
 	index map[string][]int32 // token text -> positions
 	runes []int32            // runes[i]: runes in toks[:i], for window lengths
+	// digits[i] and guarded[i]: words with digits and guard words in
+	// toks[:i], so that a window is rejected without reading it
+	digits, guarded []int32
+	flags           []uint8 // per word: flagDigit, flagGuard
 }
+
+const (
+	flagDigit = 1 << iota
+	flagGuard
+)
 
 // blocksFor returns the blocks of speaker's turns (Any: every turn, split
 // where the speaker changes), building them once.
@@ -164,10 +173,21 @@ func (t *Transcript) blocksFor(speaker Speaker) []block {
 }
 
 func newBlock(toks []token) block {
-	b := block{toks: toks, index: make(map[string][]int32, len(toks)/4+1), runes: make([]int32, len(toks)+1)}
+	n := len(toks)
+	b := block{toks: toks, index: make(map[string][]int32, n/4+1), runes: make([]int32, n+1),
+		digits: make([]int32, n+1), guarded: make([]int32, n+1), flags: make([]uint8, n)}
 	for i, tk := range toks {
 		b.index[tk.text] = append(b.index[tk.text], int32(i))
 		b.runes[i+1] = b.runes[i] + int32(utf8.RuneCountInString(tk.text))
+		b.digits[i+1], b.guarded[i+1] = b.digits[i], b.guarded[i]
+		if hasDigit(tk.text) {
+			b.flags[i] |= flagDigit
+			b.digits[i+1]++
+		}
+		if guards[tk.text] {
+			b.flags[i] |= flagGuard
+			b.guarded[i+1]++
+		}
 	}
 	return b
 }
@@ -213,7 +233,7 @@ type pattern struct {
 	toks    []string
 	compact []rune   // the words without spaces
 	digits  []string // words with digits, in order
-	guard   string   // guard words, in order
+	guards  []string // guard words, in order
 }
 
 // guards are the words the fuzzy stage never lets differ: negations and
@@ -227,7 +247,6 @@ func newPattern(phrase string) pattern {
 	toks := normalizeText(phrase, 0)
 	p := pattern{toks: make([]string, len(toks))}
 	var c strings.Builder
-	var neg []string
 	for i, t := range toks {
 		p.toks[i] = t.text
 		c.WriteString(t.text)
@@ -235,11 +254,10 @@ func newPattern(phrase string) pattern {
 			p.digits = append(p.digits, t.text)
 		}
 		if guards[t.text] {
-			neg = append(neg, t.text)
+			p.guards = append(p.guards, t.text)
 		}
 	}
 	p.compact = []rune(c.String())
-	p.guard = strings.Join(neg, " ")
 	return p
 }
 
@@ -261,7 +279,8 @@ func (b *block) fuzzy(p *pattern, th float64, lev *levenshtein) (best float64, b
 			wl := int(b.runes[s+L] - b.runes[s])
 			longer := max(wl, pl)
 			k := int((1 - th) * float64(longer))
-			if abs(wl-pl) > k {
+			if abs(wl-pl) > k || int(b.digits[s+L]-b.digits[s]) != len(p.digits) ||
+				int(b.guarded[s+L]-b.guarded[s]) != len(p.guards) {
 				return
 			}
 			if !b.sameDigitsAndGuards(p, s, L) {
@@ -282,12 +301,15 @@ func (b *block) fuzzy(p *pattern, th float64, lev *levenshtein) (best float64, b
 			}
 			continue
 		}
-		seen := make(map[int]bool)
+		lev.stamp++
+		if len(lev.seen) < len(b.toks) {
+			lev.seen = make([]uint32, len(b.toks))
+		}
 		for _, w := range p.toks {
 			for _, q := range b.index[w] {
 				for s := max(int(q)-L+1, 0); s <= int(q) && s+L <= len(b.toks); s++ {
-					if !seen[s] {
-						seen[s] = true
+					if lev.seen[s] != lev.stamp {
+						lev.seen[s] = lev.stamp
 						try(s)
 					}
 				}
@@ -304,25 +326,30 @@ func abs(x int) int {
 	return x
 }
 
+// sameDigitsAndGuards compares the window's words with digits and guard
+// words with the phrase's, in order.
 func (b *block) sameDigitsAndGuards(p *pattern, s, L int) bool {
-	d, negs := 0, 0
-	var neg strings.Builder
-	for _, t := range b.toks[s : s+L] {
-		if hasDigit(t.text) {
-			if d >= len(p.digits) || p.digits[d] != t.text {
+	d, g := 0, 0
+	for k := s; k < s+L; k++ {
+		f := b.flags[k]
+		if f == 0 {
+			continue
+		}
+		t := b.toks[k].text
+		if f&flagDigit != 0 {
+			if d >= len(p.digits) || p.digits[d] != t {
 				return false
 			}
 			d++
 		}
-		if guards[t.text] {
-			if negs > 0 {
-				neg.WriteByte(' ')
+		if f&flagGuard != 0 {
+			if g >= len(p.guards) || p.guards[g] != t {
+				return false
 			}
-			neg.WriteString(t.text)
-			negs++
+			g++
 		}
 	}
-	return d == len(p.digits) && neg.String() == p.guard
+	return d == len(p.digits) && g == len(p.guards)
 }
 
 // window writes the window's words without spaces into lev's buffer.
@@ -340,6 +367,9 @@ func (b *block) window(s, L int, lev *levenshtein) []rune {
 type levenshtein struct {
 	buf       []rune
 	prev, cur []int
+	// seen marks the window starts tried for the current stamp
+	seen  []uint32
+	stamp uint32
 }
 
 // distance returns the edit distance of a and b, or k+1 when it is more
