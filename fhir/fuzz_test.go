@@ -2,9 +2,13 @@ package fhir
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -83,6 +87,40 @@ func FuzzLoad(f *testing.F) {
 			if _, err := s.Search(context.Background(), typ, url.Values{"_id": {"x"}, "_sort": {"_lastUpdated"}}); err != nil {
 				t.Errorf("search after load: %v", err)
 			}
+		}
+	})
+}
+
+// FuzzHandler: any request gets a response whose body, if any, is JSON
+// (a resource, a Bundle or an OperationOutcome); never a panic.
+func FuzzHandler(f *testing.F) {
+	f.Add("GET", "/Patient", "name=eve&_count=1", "")
+	f.Add("GET", "/Patient/eve/_history/1", "", "")
+	f.Add("POST", "/Patient/_search", "", "family=muller&_sort=-birthdate")
+	f.Add("PUT", "/Patient/x", "", `{"resourceType":"Patient","id":"x"}`)
+	f.Add("POST", "/Observation", "", `{"resourceType":"Observation","status":"final"}`)
+	f.Add("DELETE", "/Patient/eve", "", "")
+	f.Add("GET", "/Encounter", "date=ge2023&date=lt2024-01-01T00:00:00%2B01:00&_offset=1", "")
+	f.Add("GET", "/metadata", "", "")
+	data, err := os.ReadFile("testdata/people.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, method, path, query, body string) {
+		if !strings.HasPrefix(path, "/") || strings.ContainsAny(path+query, " \r\n\x00#") || method == "" || strings.ContainsAny(method, " \r\n\x00") {
+			return
+		}
+		s := NewStore()
+		s.LoadJSON(data)
+		req, err := http.NewRequest(method, "http://fhir.test"+path+"?"+query, strings.NewReader(body))
+		if err != nil {
+			return
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		rec := httptest.NewRecorder()
+		NewHandler(s).ServeHTTP(rec, req)
+		if b := rec.Body.Bytes(); len(b) > 0 && method != http.MethodHead && !json.Valid(b) {
+			t.Errorf("%s %s?%s: not JSON: %.200s", method, path, query, b)
 		}
 	})
 }
