@@ -2,11 +2,14 @@ package voice_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/spec"
 	"github.com/assaykit/assay/voice"
 )
 
@@ -124,5 +127,52 @@ func BenchmarkLLMCallsAvoided(b *testing.B) {
 		b.ReportMetric(float64(avoided), "avoided")
 		b.ReportMetric(float64(asked), "asked")
 		b.ReportMetric(float64(avoided)/float64(avoided+asked), "avoided/phrase")
+	}
+}
+
+// BenchmarkParse reads a two-hour call in both formats.
+func BenchmarkParse(b *testing.B) {
+	tr, _ := longCall()
+	var text strings.Builder
+	for _, turn := range tr.Turns() {
+		fmt.Fprintf(&text, "%s: %s\n", turn.Speaker, turn.Text)
+	}
+	jsonData, _ := json.Marshal(tr.Turns())
+	for _, in := range []struct {
+		name string
+		data []byte
+	}{{"json", jsonData}, {"text", []byte(text.String())}} {
+		b.Run(in.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in.data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := voice.Parse(in.data, ""); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCheck runs one voice-transcript check of ten phrases over a
+// two-hour call through assert.Run (the transcript's normalisation is
+// shared, as in an evaluation of many criteria).
+func BenchmarkCheck(b *testing.B) {
+	tr, size := longCall()
+	env := assert.NewEnv()
+	voice.Attach(env, voice.MemorySource(tr))
+	a, err := assert.Decode(spec.VoiceTranscript{Speaker: spec.SpeakerAgent,
+		Contains:    fiftyPhrases()[:8],
+		NotContains: []string{"your claim was approved", "member name"}}.Spec())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := assert.Run(ctx, a, env); res.Status == assert.StatusError {
+			b.Fatal(res.Details)
+		}
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/spec"
 	"github.com/assaykit/assay/voice"
 )
 
@@ -140,5 +142,28 @@ func TestGoldenEvidence(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("evidence differs from %s (run with -update after a deliberate change):\n%s", golden, got)
+	}
+}
+
+// TestSpecBuilder decodes the typed builder's output: the schema accepts
+// exactly what package spec writes.
+func TestSpecBuilder(t *testing.T) {
+	for _, v := range []spec.VoiceTranscript{
+		{Contains: []string{"hello"}},
+		{Speaker: spec.SpeakerIVR, NotContains: []string{"goodbye"}},
+		{Speaker: spec.SpeakerCaller, Contains: []string{"a"}, NotContains: []string{"b"}},
+	} {
+		if _, err := assert.Decode(v.Spec()); err != nil {
+			t.Errorf("%s: %v", v.Spec(), err)
+		}
+	}
+	if kinds := assert.Kinds(); !slices.Contains(kinds, voice.Kind) {
+		t.Errorf("kinds %q", kinds)
+	}
+	schema, _ := assert.Schema(voice.Kind)
+	for _, key := range []string{`"speaker"`, `"contains"`, `"not_contains"`} {
+		if !strings.Contains(string(schema), key) {
+			t.Errorf("schema lacks %s", key)
+		}
 	}
 }

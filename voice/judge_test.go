@@ -375,3 +375,34 @@ func TestNewLLMMatcher(t *testing.T) {
 		t.Errorf("%+v", cfg)
 	}
 }
+
+// TestConcurrentUse runs checks at once over one transcript and one
+// LLMMatcher, as Evaluate does (run with -race): the normalisation is
+// built once and concurrent asks for one phrase share one request.
+func TestConcurrentUse(t *testing.T) {
+	f := &fakeJudge{t: t, paraphrases: paraphrases, delay: 20 * time.Millisecond}
+	m := newJudge(t, f, voice.LLMConfig{Concurrency: 2})
+	tr, err := voice.Parse([]byte(claimCall), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var matcher voice.Matcher = voice.Loose{}
+			if i%2 == 0 {
+				matcher = m
+			}
+			ms, err := matcher.Match(context.Background(), tr, voice.Agent, []string{"out of network", "the claim was denied"})
+			if err != nil || !ms[0].Found || (i%2 == 0) != ms[1].Found {
+				t.Errorf("%d: %+v %v", i, ms, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := f.requests.Load(); n != 2 {
+		t.Errorf("%d requests; want 2 (one ask, one confirmation, shared)", n)
+	}
+}
