@@ -51,6 +51,24 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
+// BenchmarkParseLoops is parsing followed by loop recognition (the segment
+// index and the loops of every transaction set), as the first loop path
+// read triggers it, on the 1,000-transaction-set interchange.
+func BenchmarkParseLoops(b *testing.B) {
+	data := largeInterchange(b, 1000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		x, err := x12.Parse(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if x.Segment(0).LoopPath() != "" {
+			b.Fatal("the ISA is in a loop")
+		}
+	}
+}
+
 // BenchmarkParseRead parses one 271 response (what an x12-response check
 // does per record) and reads ten paths.
 func BenchmarkParseRead(b *testing.B) { benchParseRead(b, mustRead(b, "own/janedoe_271.x12")) }

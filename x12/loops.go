@@ -25,6 +25,7 @@ type loopDef struct {
 	id    string
 	name  uint16 // index of id in loopNames
 	seg   string
+	segID uint32 // seg, packed
 	quals []string
 	// inLS: the loop opens only inside an LS/LE bracket (the 2120 loops of
 	// the 271).
@@ -56,7 +57,7 @@ func lp(id, seg string, children ...*loopDef) *loopDef {
 		loopNames = append(loopNames, id)
 		loopNameIdx[id] = n
 	}
-	d := &loopDef{id: id, name: n, seg: seg, children: children}
+	d := &loopDef{id: id, name: n, seg: seg, segID: packString(seg), children: children}
 	for _, c := range children {
 		if c.inLS {
 			d.hasLS = true
@@ -361,13 +362,34 @@ type indexer struct {
 	segs  []segment
 	sep   byte
 	is278 bool // the current transaction set is a 278
+	// Backing arrays for the loop state, enough for the guides' depth.
+	openBuf  [8]openLoop
+	stackBuf [8]hlEntry
+	seenBuf  [16]hlEntry
+}
+
+// newIndexer starts an index of about n segments.
+func newIndexer(x *Interchange, n int) *indexer {
+	ix := &indexer{}
+	ix.init(x, n)
+	return ix
+}
+
+func (ix *indexer) init(x *Interchange, n int) {
+	ix.x, ix.segs = x, make([]segment, 0, n)
+	ix.open, ix.hl.stack, ix.hl.seen, ix.hl.data = ix.openBuf[:0], ix.stackBuf[:0], ix.seenBuf[:0], x.data
+}
+
+// setIndex keeps what ix built and sets each loop's extent.
+func (x *Interchange) setIndex(ix *indexer) {
+	x.index.segs = ix.segs
+	x.index.loops = ix.loops
+	x.extents()
+	x.index.built.Store(true)
 }
 
 func (x *Interchange) buildIndex() {
-	ix := &indexer{x: x, segs: make([]segment, 0, x.nsegs)}
-	var openBuf [8]openLoop
-	var stackBuf [8]hlEntry
-	ix.open, ix.hl.stack, ix.hl.data = openBuf[:0], stackBuf[:0], x.data
+	ix := newIndexer(x, x.nsegs)
 	guided := false
 	for _, ts := range x.sets {
 		if ts.guide != guideNone {
@@ -416,10 +438,7 @@ func (x *Interchange) buildIndex() {
 			ix.assign(i, id, t)
 		}
 	}
-	x.index.segs = ix.segs
-	x.index.loops = ix.loops
-	x.extents()
-	x.index.built.Store(true)
+	x.setIndex(ix)
 }
 
 func (ix *indexer) startTx(guide uint8) {
@@ -429,8 +448,9 @@ func (ix *indexer) startTx(guide uint8) {
 	ix.ls = -1
 }
 
-// assign gives segment i (packed identifier id, text t) its loop.
-func (ix *indexer) assign(i int32, id uint32, t string) {
+// assign gives segment i (packed identifier id, text t) its loop. It
+// returns false for an HL whose HL02 names no earlier HL.
+func (ix *indexer) assign(i int32, id uint32, t string) bool {
 	sep := ix.sep
 	switch id {
 	case idBHT:
@@ -440,7 +460,7 @@ func (ix *indexer) assign(i int32, id uint32, t string) {
 				ix.def = def278Res
 			}
 		}
-		return
+		return true
 	case idHL:
 		start := int(ix.segs[i].start)
 		p1, p1End, p2, p2End := hlIDs(ix.x.data, start, start+len(t), sep)
@@ -451,14 +471,14 @@ func (ix *indexer) assign(i int32, id uint32, t string) {
 			name = def.name
 		}
 		inst := ix.newLoop(name, -1, i)
-		parent, _ := ix.hl.parent(p1, p1End, p2, p2End, inst)
+		parent, found := ix.hl.parent(p1, p1End, p2, p2End, inst)
 		ix.loops[inst].parent = parent
 		ix.open = append(ix.open[:0], openLoop{def: def, inst: inst})
 		ix.ls = -1
-		return
+		return found
 	}
 	if len(ix.open) == 0 {
-		return // the header, before the first HL
+		return true // the header, before the first HL
 	}
 	switch id {
 	case idLS:
@@ -475,21 +495,22 @@ func (ix *indexer) assign(i int32, id uint32, t string) {
 		}
 		ix.ls = -1
 	default:
-		if d, c := ix.trigger(segmentID(t, sep), t, sep); c != nil {
+		if d, c := ix.trigger(id, t, sep); c != nil {
 			ix.open = ix.open[:d+1]
 			inst := ix.newLoop(c.name, ix.open[d].inst, i)
 			ix.open = append(ix.open, openLoop{def: c, inst: inst})
-			return
+			return true
 		}
 	}
 	ix.segs[i].loop = ix.open[len(ix.open)-1].inst
+	return true
 }
 
 // trigger finds the loop segment id (text t) opens: a loop nested in one of
 // the open loops, innermost first. A first pass honours qualifiers; when it
 // finds nothing, a second pass lets a qualified loop open on its segment
 // alone, so that an unlisted code still starts the loop its segment starts.
-func (ix *indexer) trigger(id, t string, sep byte) (int, *loopDef) {
+func (ix *indexer) trigger(id uint32, t string, sep byte) (int, *loopDef) {
 	var q string
 	haveQ := false
 	for pass := 0; pass < 2; pass++ {
@@ -500,7 +521,7 @@ func (ix *indexer) trigger(id, t string, sep byte) (int, *loopDef) {
 			}
 			best := -1
 			for ci, c := range o.def.children {
-				if c.seg != id || c.inLS && ix.ls != d {
+				if c.segID != id || c.inLS && ix.ls != d {
 					continue
 				}
 				if pass == 0 && c.quals != nil {
@@ -542,6 +563,10 @@ func member(s string, set []string) bool {
 }
 
 func (ix *indexer) newLoop(name uint16, parent, first int32) int32 {
+	if ix.loops == nil {
+		// Loops open at about every other segment of the guides.
+		ix.loops = make([]loop, 0, cap(ix.segs)/2+16)
+	}
 	ix.loops = append(ix.loops, loop{name: name, parent: parent, first: first, last: -1})
 	inst := int32(len(ix.loops) - 1)
 	ix.segs[first].loop = inst

@@ -36,6 +36,10 @@ const isaLen = 106
 // isaWidths are the fixed widths of ISA01 to ISA16.
 var isaWidths = [16]int{2, 10, 2, 10, 2, 15, 2, 15, 6, 4, 1, 5, 9, 1, 1, 1}
 
+// eagerLimit is the size up to which Parse builds the segment index and
+// the loops in its one pass; larger inputs build them on first use.
+const eagerLimit = 1 << 20
+
 // maxFindings bounds the findings one parse keeps, so that megabytes of
 // garbage after a good ISA cannot produce megabytes of messages.
 const maxFindings = 1000
@@ -226,8 +230,19 @@ func ParseString(s string, opts ...Option) (*Interchange, error) {
 	x := &Interchange{data: s}
 	x.delims, x.marks, x.sets = x.delims0[:0], x.marks0[:0], x.sets0[:0]
 	p := &parser{x: x, s: s}
-	p.hl.stack, p.hl.data = p.stackBuf[:0], s
+	p.hl.stack, p.hl.seen, p.hl.data = p.stackBuf[:0], p.seenBuf[:0], s
+	if len(s) <= eagerLimit {
+		// A small input (every response an agent gets) gets its segment
+		// index and loops in the same pass: reading it is what comes next.
+		n := strings.Count(s[start:], string(s[start+105])) + 1 // most segments end at a terminator
+		p.ix = &p.ixv
+		p.ix.init(x, n)
+	}
 	p.run(start)
+	if p.ix != nil {
+		x.setIndex(p.ix)
+		x.index.once.Do(noop)
+	}
 	if len(x.findings) > 0 {
 		x.locate()
 		if o.strict {
@@ -236,6 +251,8 @@ func ParseString(s string, opts ...Option) (*Interchange, error) {
 	}
 	return x, nil
 }
+
+func noop() {}
 
 func syntaxError(s string, at int, msg string) *SyntaxError {
 	line, col := assert.LineColumn(unsafe.Slice(unsafe.StringData(s), len(s)), at)
@@ -490,6 +507,10 @@ type parser struct {
 
 	hl       hlCheck
 	stackBuf [8]hlEntry
+	seenBuf  [16]hlEntry
+	ix       *indexer // builds the segment index in the same pass, or nil
+	ixv      indexer
+
 }
 
 func (p *parser) run(pos int) {
@@ -510,6 +531,9 @@ func (p *parser) run(pos int) {
 				p.d = d
 				x.delims = append(x.delims, d)
 				x.marks = append(x.marks, isaMark{start: int32(pos), term: int32(term)})
+				if p.ix != nil {
+					p.ix.segs = append(p.ix.segs, segment{start: int32(pos), end: int32(term), loop: -1, delims: int32(len(x.delims) - 1)})
+				}
 				p.segment(n, pos, term)
 				if same {
 					p.findAt(pos, n, "ISA", "ISA11, the repetition separator "+strconv.QuoteRune(rune(d.Repetition))+", is also ISA16, the component separator: an element splits at it into pieces that both [REP] and -C select")
@@ -525,6 +549,9 @@ func (p *parser) run(pos int) {
 			p.findAt(pos, n, segmentID(s[pos:], p.d.Element), "the last segment has no segment terminator "+strconv.QuoteRune(rune(p.d.Segment)))
 		}
 		if end > pos {
+			if p.ix != nil {
+				p.ix.segs = append(p.ix.segs, segment{start: int32(pos), end: int32(end), loop: -1, delims: int32(len(x.delims) - 1)})
+			}
 			p.segment(n, pos, end)
 			n++
 		}
@@ -595,6 +622,10 @@ func (p *parser) segment(i int32, start, end int) {
 		}
 		p.x.sets = append(p.x.sets, ts)
 		p.hl.start()
+		if p.ix != nil {
+			p.ix.def = txDefOf(ts.guide)
+			p.ix.startTx(ts.guide)
+		}
 	case idSE:
 		if !p.inST {
 			p.find(i, start, end, "SE without an open ST")
@@ -625,7 +656,15 @@ func (p *parser) segment(i int32, start, end int) {
 			p.find(i, start, end, preview(segmentID(t, p.d.Element))+" outside a transaction set: no ST is open")
 			return
 		}
-		if id == idHL && p.guide != guideNone {
+		switch {
+		case p.guide == guideNone:
+		case p.ix != nil:
+			p.ix.sep = p.d.Element
+			if !p.ix.assign(i, id, t) {
+				_, _, p2, p2End := hlIDs(p.s, start, end, p.d.Element)
+				p.find(i, start, end, "HL02 names parent "+strconv.Quote(p.s[p2:p2End])+", which no earlier HL of this transaction set has")
+			}
+		case id == idHL:
 			p.checkHL(i, start, end)
 		}
 	}

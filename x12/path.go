@@ -2,7 +2,6 @@ package x12
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -304,20 +303,21 @@ func (p Path) appendLoops(dst []string, x *Interchange) []string {
 	var buf [2][8]int32
 	var scope []int32
 	for k, ref := range p.loops {
+		if k == len(p.loops)-1 && ref.occ == 0 {
+			return p.appendEvery(dst, x, segs, loops, ref.name, scope, k == 0)
+		}
 		next := buf[k%2][:0]
 		n := 0
-		take := func(l int32) bool {
-			n++
-			if ref.occ == 0 || n == ref.occ {
-				next = append(next, l)
-				return ref.occ != 0
-			}
-			return false
-		}
 		if k == 0 {
 			for l := range loops {
-				if loops[l].name == ref.name && take(int32(l)) {
-					break
+				if loops[l].name != ref.name {
+					continue
+				}
+				if n++; ref.occ == 0 || n == ref.occ {
+					next = append(next, int32(l))
+					if ref.occ != 0 {
+						break
+					}
 				}
 			}
 		} else {
@@ -326,8 +326,14 @@ func (p Path) appendLoops(dst []string, x *Interchange) []string {
 			for _, s := range scope {
 				l := max(s+1, cursor)
 				for ; int(l) < len(loops) && loops[l].first <= loops[s].last; l++ {
-					if loops[l].name == ref.name && insideAny(loops, loops[l].parent, scope) && take(l) {
-						break levels
+					if loops[l].name != ref.name || !insideAny(loops, loops[l].parent, scope) {
+						continue
+					}
+					if n++; ref.occ == 0 || n == ref.occ {
+						next = append(next, l)
+						if ref.occ != 0 {
+							break levels
+						}
 					}
 				}
 				cursor = max(cursor, l)
@@ -358,11 +364,73 @@ func (p Path) appendLoops(dst []string, x *Interchange) []string {
 	return dst
 }
 
+// appendEvery reads the path's segment among the segments of every
+// instance of loop name that lies inside one of scope (anywhere, when top),
+// without listing the instances: a segment qualifies when one of its loops
+// (its own or an enclosing one) has that name and lies inside scope. The
+// segments are read in document order, and the reading stops at the
+// occurrence wanted.
+func (p Path) appendEvery(dst []string, x *Interchange, segs []segment, loops []loop, name uint16, scope []int32, top bool) []string {
+	n := 0
+	ls := len(p.seg)
+	visit := func(i, hi int32) (int32, bool) {
+		for ; i <= hi; i++ {
+			sg := &segs[i]
+			t := x.data[sg.start:sg.end]
+			if len(t) < ls || t[:ls] != p.seg {
+				continue
+			}
+			in := false
+			for l := sg.loop; l >= 0; l = loops[l].parent {
+				if loops[l].name == name && (top || insideAny(loops, loops[l].parent, scope)) {
+					in = true
+					break
+				}
+			}
+			if !in {
+				continue
+			}
+			var stop bool
+			if dst, n, stop = p.appendMatch(dst, n, t, &x.delims[sg.delims]); stop {
+				return i, true
+			}
+		}
+		return i, false
+	}
+	if top {
+		for l := range loops {
+			if loops[l].name == name {
+				visit(loops[l].first, int32(len(segs)-1))
+				break
+			}
+		}
+		return dst
+	}
+	cursor := int32(0)
+	for _, s := range scope {
+		i, stop := visit(max(loops[s].first, cursor), loops[s].last)
+		if stop {
+			break
+		}
+		cursor = max(cursor, i)
+	}
+	return dst
+}
+
 // insideAny reports whether loop instance l is one of set (sorted) or
 // nested in one of them.
 func insideAny(loops []loop, l int32, set []int32) bool {
 	for ; l >= 0; l = loops[l].parent {
-		if k := sort.Search(len(set), func(k int) bool { return set[k] >= l }); k < len(set) && set[k] == l {
+		lo, hi := 0, len(set)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if set[m] < l {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo < len(set) && set[lo] == l {
 			return true
 		}
 	}
