@@ -510,7 +510,6 @@ type parser struct {
 	seenBuf  [16]hlEntry
 	ix       *indexer // builds the segment index in the same pass, or nil
 	ixv      indexer
-
 }
 
 func (p *parser) run(pos int) {
