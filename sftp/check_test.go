@@ -132,6 +132,7 @@ func sources() []source {
 			sftp.Attach(env, ep)
 			return env
 		}},
+		opensshSource(),
 	}
 }
 
