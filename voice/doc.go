@@ -106,7 +106,8 @@
 // phrase's numbers exactly and in order (so "W123456788" never matches
 // "W123456789"), the same negations and personal pronouns ("guard words":
 // a misspelling is tolerated, a change of whether or of who is not), and,
-// for a phrase of two or more words, one of its words exactly.
+// for a phrase of two or more words, one of its words exactly. A phrase of
+// more than 64 words or 512 letters is matched exactly only.
 //
 // # LLM judge
 //
@@ -116,8 +117,8 @@
 // two) for each phrase, contains and not_contains alike, that the
 // deterministic stages did not find, unless its numbers settle it: a number
 // of the phrase that occurs nowhere in the turns means the phrase is not
-// there, and the judge is not asked. Requests run at most
-// LLMConfig.Concurrency at once, each attempt bounded by LLMConfig.Timeout,
+// there, and the judge is not asked. A matcher has at most
+// LLMConfig.Concurrency requests in flight, each attempt bounded by LLMConfig.Timeout,
 // retried on 408, 429, 5xx and lost connections by the shared retry policy;
 // an endpoint that still fails makes the check status error. Verdicts are
 // cached by (judge URL, model, phrase, speaker filter, hash of the turns

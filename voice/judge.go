@@ -53,8 +53,8 @@ type LLMConfig struct {
 	HTTPClient *http.Client
 	// Timeout bounds each attempt (default DefaultJudgeTimeout).
 	Timeout time.Duration
-	// Concurrency bounds the requests in flight for one Match call
-	// (default DefaultJudgeConcurrency).
+	// Concurrency bounds the matcher's requests in flight, across every
+	// check that uses it (default DefaultJudgeConcurrency).
 	Concurrency int
 	// MaxRetries is how many times a failed request (408, 429, 5xx, no
 	// response) is sent again: 0 means the shared policy's 3, < 0 none.
@@ -89,6 +89,7 @@ type LLMMatcher struct {
 	client   *http.Client
 	policy   retry.Policy
 
+	sem   chan struct{} // bounds the requests in flight across Match calls
 	mu    sync.Mutex
 	cache map[string]*verdictEntry
 	calls atomic.Int64
@@ -152,7 +153,8 @@ func NewLLMMatcher(c LLMConfig) (*LLMMatcher, error) {
 	if client == nil {
 		client = &http.Client{}
 	}
-	return &LLMMatcher{cfg: c, endpoint: endpoint, client: client, policy: p.WithDefaults(), cache: map[string]*verdictEntry{}}, nil
+	return &LLMMatcher{cfg: c, endpoint: endpoint, client: client, policy: p.WithDefaults(), cache: map[string]*verdictEntry{},
+		sem: make(chan struct{}, c.Concurrency)}, nil
 }
 
 // Calls returns how many requests the matcher has sent (retries
@@ -357,6 +359,12 @@ func (m *LLMMatcher) host() string {
 // post sends body with the shared retry policy and returns the response
 // body of a 2xx answer.
 func (m *LLMMatcher) post(ctx context.Context, body []byte) ([]byte, error) {
+	select {
+	case m.sem <- struct{}{}:
+		defer func() { <-m.sem }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %v", ErrJudge, ctx.Err())
+	}
 	p := m.policy
 	for attempt := 0; ; attempt++ {
 		m.calls.Add(1)

@@ -58,6 +58,14 @@ type Matcher interface {
 // letters must match exactly (spaces aside).
 const DefaultThreshold = 0.85
 
+// Phrases longer than these are matched exactly only: an edit distance
+// over a long text is costly and a long phrase is rarely misheard in one
+// place only.
+const (
+	maxFuzzyWords = 64
+	maxFuzzyRunes = 512
+)
+
 // Loose is the deterministic default matcher: every phrase and turn is
 // normalised (see Normalize), then an exact token-sequence search runs,
 // then a fuzzy window match. Its zero value uses DefaultThreshold.
@@ -99,7 +107,7 @@ func (l Loose) match(t *Transcript, blocks []block, phrase string) Match {
 		}
 	}
 	th := l.threshold()
-	if th > 1 {
+	if th > 1 || len(p.toks) > maxFuzzyWords || len(p.compact) > maxFuzzyRunes {
 		return m
 	}
 	best, bestBlock, bestS, bestL := 0.0, -1, 0, 0
@@ -194,16 +202,14 @@ func newBlock(toks []token) block {
 
 // quote returns the original text from token a to token b.
 func (t *Transcript) quote(a, b token) string {
-	if a.turn == b.turn {
+	if a.turn == b.eturn {
 		return t.turns[a.turn].Text[a.start:b.end]
 	}
 	parts := []string{t.turns[a.turn].Text[a.start:]}
-	for k := a.turn + 1; k < b.turn; k++ {
-		if t.turns[k].Speaker == t.turns[a.turn].Speaker {
-			parts = append(parts, t.turns[k].Text)
-		}
+	for k := a.turn + 1; k < b.eturn; k++ {
+		parts = append(parts, t.turns[k].Text)
 	}
-	parts = append(parts, t.turns[b.turn].Text[:b.end])
+	parts = append(parts, t.turns[b.eturn].Text[:b.end])
 	return strings.Join(parts, " / ")
 }
 

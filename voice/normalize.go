@@ -13,11 +13,12 @@ import (
 )
 
 // token is one normalised word with the span of original text it stands
-// for: bytes [start, end) of turn turn's text.
+// for: from byte start of turn turn's text to byte end of turn eturn's
+// (eturn is turn, unless a number runs on into the next turn).
 type token struct {
-	text       string
-	turn       int
-	start, end int
+	text        string
+	turn, eturn int
+	start, end  int
 }
 
 // rawWord is one word of the original text before normalisation.
@@ -513,7 +514,7 @@ func joinLetters(in []token) []token {
 				b.WriteString(in[k].text)
 			}
 			t.text = b.String()
-			t.end = in[j-1].end
+			t.end, t.eturn = in[j-1].end, in[j-1].eturn
 			out = append(out, t)
 			i = j
 			continue
@@ -735,13 +736,13 @@ func numbers(in []word) []token {
 	out := make([]token, 0, len(in))
 	for i := 0; i < len(in); {
 		if !startsNumber(in, i) {
-			t := token{text: in[i].text, turn: in[i].turn, start: in[i].start, end: in[i].end}
+			t := token{text: in[i].text, turn: in[i].turn, eturn: in[i].turn, start: in[i].start, end: in[i].end}
 			if in[i].text == "dollar" {
 				t.text = "dollars"
 			}
 			out = append(out, t)
 			if in[i].hasDigit && in[i].percent {
-				out = append(out, token{text: "percent", turn: t.turn, start: t.start, end: t.end})
+				out = append(out, token{text: "percent", turn: t.turn, eturn: t.turn, start: t.start, end: t.end})
 			}
 			i++
 			continue
@@ -813,36 +814,20 @@ func numbers(in []word) []token {
 			text += ordinalSuffix(text)
 		}
 		if i == first { // nothing consumed (cannot happen, but never loop)
-			out = append(out, token{text: in[i].text, turn: in[i].turn, start: in[i].start, end: in[i].end})
+			out = append(out, token{text: in[i].text, turn: in[i].turn, eturn: in[i].turn, start: in[i].start, end: in[i].end})
 			i++
 			continue
 		}
 		last := in[i-1]
-		t := token{text: text, turn: in[first].turn, start: in[first].start, end: last.end}
-		if last.turn != in[first].turn {
-			// a run across turns keeps the span of its first turn
-			t.end = len(text) // replaced below
-			t.end = endInTurn(in, first, i)
-		}
-		out = append(out, t)
+		out = append(out, token{text: text, turn: in[first].turn, eturn: last.turn, start: in[first].start, end: last.end})
 		if percent {
-			out = append(out, token{text: "percent", turn: last.turn, start: last.start, end: last.end})
+			out = append(out, token{text: "percent", turn: last.turn, eturn: last.turn, start: last.start, end: last.end})
 		}
 		if dollar && !(i < len(in) && (in[i].text == "dollars" || in[i].text == "dollar")) {
-			out = append(out, token{text: "dollars", turn: last.turn, start: last.start, end: last.end})
+			out = append(out, token{text: "dollars", turn: last.turn, eturn: last.turn, start: last.start, end: last.end})
 		}
 	}
 	return out
-}
-
-// endInTurn is the end of the last word of the run [first, end) that lies
-// in the first word's turn.
-func endInTurn(in []word, first, end int) int {
-	e := in[first].end
-	for k := first; k < end && in[k].turn == in[first].turn; k++ {
-		e = in[k].end
-	}
-	return e
 }
 
 // startsNumber reports whether a run of numbers starts at word i.
@@ -946,13 +931,7 @@ func dates(in []token) []token {
 			continue
 		}
 		text := strconv.Itoa(m) + "/" + strconv.Itoa(d)
-		nt := token{text: text, turn: t.turn, start: t.start, end: t.end}
-		for k := i; k <= end; k++ {
-			if in[k].turn == t.turn {
-				nt.end = in[k].end
-			}
-		}
-		out = append(out, nt)
+		out = append(out, token{text: text, turn: t.turn, eturn: in[end].eturn, start: t.start, end: in[end].end})
 		i = end
 	}
 	return out
