@@ -209,7 +209,11 @@ func locate(t *Trace, l limits, path string) (ev FileEvidence, real string, miss
 		return ev, "", true, nil
 	case errors.As(err, &esc):
 		ev.LeadsTo = esc.target
-		r := assert.Fail(0, fmt.Sprintf("%s cannot be checked: %s.", quote(path), esc.Error()), ev)
+		msg := esc.Error()
+		if esc.link != filepath.Clean(path) {
+			msg = fmt.Sprintf("%s passes through %s, a symbolic link in the working directory that leads outside it, to %s", quote(path), quote(esc.link), esc.target)
+		}
+		r := assert.Fail(0, msg+"; it is not followed.", ev)
 		return ev, "", false, &r
 	case err != nil:
 		return errored(unwrapPath(err))
