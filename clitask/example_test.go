@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"testing/fstest"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/clitask"
@@ -92,4 +93,22 @@ tasks:
 	// cli-bench.yaml:6:50: /tasks/0/assert/0/run_count/max: run_count: max 1 is less than min 2
 	// cli-bench.yaml:7:9: /tasks/0/assert/1: an assert item has exactly one key, its kind (such as exit_code: 0); this one has 2: "exit_code", "ran"
 	// cli-bench.yaml:9:5: /tasks/0/difficulty: value must be one of "easy", "medium", "hard"
+}
+
+// A snapshot's cli/ folder read through any fs.FS: trace.json is read once,
+// within the size cap, and a bad file is an error for the checks.
+func ExampleFolderSource() {
+	snapshot := fstest.MapFS{"trace.json": {Data: []byte(`{"commands": [
+	  {"command": "jq --version", "exit_code": 0, "stdout": "jq-1.7.1\n"}
+	]}`)}}
+	env := assert.NewEnv()
+	clitask.Attach(env, clitask.FolderSource(snapshot, "", 0))
+	for _, spec := range []string{`{"output_contains": "jq-1.7"}`, `{"file_exists": "out.txt"}`} {
+		a, _ := assert.Decode([]byte(spec))
+		res := assert.Run(context.Background(), a, env)
+		fmt.Printf("%s %s: %s\n", res.Status, a.Kind(), res.Details)
+	}
+	// Output:
+	// passed output_contains: The stdout of the last command, "jq --version", contains "jq-1.7".
+	// error file_exists: cannot check "out.txt": the trace has no workdir
 }

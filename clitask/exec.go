@@ -39,7 +39,9 @@ type Executor struct {
 	// Dir is the working directory.
 	Dir string
 	// Env is the complete environment; nil means the process environment
-	// (an empty, non-nil slice means none at all).
+	// (an empty, non-nil slice means none at all). On Linux every command
+	// also gets ASSAY_RUN_TAG, a random tag by which its leftovers are told
+	// from processes assay did not start (see the package doc).
 	Env []string
 	// Timeout bounds each command; 0 means DefaultTimeout. At the timeout
 	// the command's whole process group is killed.
