@@ -31,15 +31,17 @@
 //
 //	[{"speaker": "agent", "text": "Hi, this is Dana.", "start_ms": 0, "end_ms": 1800}, ...]
 //
-// or text, one "Speaker: text" line per turn:
+// or text, one "Speaker: text" line per turn, optionally after a time,
+// which becomes the turn's start_ms:
 //
 //	Agent: Hi, this is Dana.
-//	Caller: Hi, I'm calling about my claim.
+//	[00:00:04] Caller: Hi, I'm calling about my claim.
 //
 // Speaker names map case-insensitively: agent, assistant, bot, ai,
 // representative, rep are the agent; caller, customer, user, patient,
 // member, client, human are the caller; ivr, system, phone menu, phone tree,
-// automated system are the IVR. Other names are kept (in lower case; speaker
+// automated system are the IVR; a parenthetical after the role is a name
+// ("Agent (Dana)" is the agent). Other names are kept (in lower case; speaker
 // "any" reads their turns) and reported under unknown_speakers. Errors
 // carry an assert.Location: line and column, and a JSON pointer for a value
 // of the wrong shape.

@@ -44,10 +44,16 @@ var speakerNames = map[string]Speaker{
 }
 
 // ParseSpeaker maps a speaker name as a transcript writes it to a Speaker:
-// case-insensitively, so "Agent", "AGENT" and "assistant" are Agent,
-// "Customer" and "user" are Caller, "IVR" and "system" are IVR. Any other
-// name is returned in lower case with ok false.
+// case-insensitively, so "Agent", "AGENT", "assistant" and "Agent (Dana)"
+// are Agent, "Customer" and "user" are Caller, "IVR" and "system" are IVR.
+// Any other name is returned in lower case with ok false.
 func ParseSpeaker(name string) (s Speaker, ok bool) {
+	// "Agent (Dana)": the role before a parenthetical name
+	if k := strings.IndexByte(name, '('); k > 0 && strings.HasSuffix(strings.TrimSpace(name), ")") {
+		if sp, ok := ParseSpeaker(name[:k]); ok {
+			return sp, true
+		}
+	}
 	key := strings.Join(strings.FieldsFunc(strings.ToLower(strings.TrimSpace(name)), func(r rune) bool {
 		return unicode.IsSpace(r) || r == '-' || r == '_'
 	}), " ")
@@ -239,9 +245,10 @@ func ParseJSON(data []byte, name string) (*Transcript, error) {
 
 // ParseText reads "Speaker: text" lines. A line whose text before its
 // first ':' is a speaker name (a letter, then at most 40 letters, digits,
-// spaces, '.', '-' or '_') starts a turn; any other non-blank line continues
-// the turn before it (joined with a space), and is an error before the
-// first turn. Blank lines are skipped. name, if not "", names the input in
+// spaces, parentheses, '.', '-' or '_') starts a turn; any other non-blank
+// line continues the turn before it (joined with a space), and is an error
+// before the first turn. A time before the name ("[00:01:02] Agent: ...",
+// "01:02.5 Agent: ...") is the turn's StartMS. Blank lines are skipped. name, if not "", names the input in
 // errors.
 func ParseText(data []byte, name string) (*Transcript, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
@@ -262,8 +269,13 @@ func ParseText(data []byte, name string) (*Transcript, error) {
 		}
 		text := strings.TrimSpace(strings.ToValidUTF8(string(line), "\uFFFD"))
 		if text != "" {
-			if who, said, ok := speakerLine(text); ok {
-				turns = append(turns, Turn{Speaker: Speaker(who), Text: said})
+			start, rest, timed := timestamp(text)
+			if who, said, ok := speakerLine(rest); ok {
+				turn := Turn{Speaker: Speaker(who), Text: said}
+				if timed {
+					turn.StartMS = &start
+				}
+				turns = append(turns, turn)
 			} else if len(turns) == 0 {
 				lead := len(line) - len(bytes.TrimLeft(line, " \t"))
 				l, c := assert.LineColumn(data, offset+lead)
@@ -283,6 +295,68 @@ func ParseText(data []byte, name string) (*Transcript, error) {
 	return NewTranscript(turns), nil
 }
 
+// timestamp reads a time at the start of a line, "[00:01:02]",
+// "00:01:02.5" or "[1:02]", as milliseconds, and returns the rest of the
+// line.
+func timestamp(line string) (ms int64, rest string, ok bool) {
+	s := line
+	bracket := strings.HasPrefix(s, "[")
+	if bracket {
+		s = s[1:]
+	}
+	var parts []int64
+	frac := int64(0)
+	i := 0
+	for len(parts) < 3 {
+		j := i
+		for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == i {
+			return 0, line, false
+		}
+		v, _ := strconv.ParseInt(s[i:j], 10, 64)
+		parts = append(parts, v)
+		i = j
+		if i < len(s) && s[i] == ':' {
+			i++
+			continue
+		}
+		break
+	}
+	if len(parts) < 2 {
+		return 0, line, false
+	}
+	if i < len(s) && s[i] == '.' {
+		j := i + 1
+		for j < len(s) && j-i <= 3 && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		digits := s[i+1 : j]
+		f, _ := strconv.ParseInt((digits + "000")[:3], 10, 64)
+		frac, i = f, j
+	}
+	if bracket {
+		if i >= len(s) || s[i] != ']' {
+			return 0, line, false
+		}
+		i++
+	}
+	if i >= len(s) || (s[i] != ' ' && s[i] != '\t') {
+		return 0, line, false
+	}
+	for _, p := range parts[1:] {
+		if p >= 60 {
+			return 0, line, false
+		}
+	}
+	secs := int64(0)
+	for _, p := range parts {
+		secs = secs*60 + p
+	}
+	return secs*1000 + frac, strings.TrimSpace(s[i:]), true
+}
+
 // speakerLine splits "Speaker: text".
 func speakerLine(line string) (who, said string, ok bool) {
 	k := strings.IndexByte(line, ':')
@@ -295,7 +369,7 @@ func speakerLine(line string) (who, said string, ok bool) {
 		return "", "", false
 	}
 	for _, r := range who {
-		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || r == '.' || r == '-' || r == '_') {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || r == '.' || r == '-' || r == '_' || r == '(' || r == ')') {
 			return "", "", false
 		}
 	}

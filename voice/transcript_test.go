@@ -75,6 +75,16 @@ func TestParseText(t *testing.T) {
 	if turns := tr.Turns(); len(turns) != 2 || turns[1].Speaker != "nurse joy" || turns[1].Text != "at 10:30 then" {
 		t.Errorf("%+v", turns)
 	}
+	// leading times, a parenthetical name
+	tr, err = voice.ParseText([]byte("[00:01:02] Agent (Dana): hi\n01:05.25 Caller: hello\n[1:07] IVR: press one\n10:30 is when we open\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns = tr.Turns()
+	if len(turns) != 3 || turns[0].Speaker != voice.Agent || *turns[0].StartMS != 62000 || *turns[1].StartMS != 65250 ||
+		*turns[2].StartMS != 67000 || turns[2].Text != "press one 10:30 is when we open" {
+		t.Errorf("times: %+v", turns)
+	}
 }
 
 func TestParseErrors(t *testing.T) {
