@@ -111,3 +111,32 @@ func TestShellCloseWithoutSubreaper(t *testing.T) {
 		t.Error("Close signalled a process the shell did not start")
 	}
 }
+
+// A remembered process group number that was reused by a process the shell
+// did not start (PIDs wrap) is not signalled by Close, with or without a
+// subreaper.
+func TestShellCloseReusedGroup(t *testing.T) {
+	was := isSubreaper()
+	defer setSubreaper(t, was)
+	for _, sub := range []bool{true, false} {
+		setSubreaper(t, sub)
+		other := exec.Command("sleep", "30")
+		other.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := other.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sh := NewShell(Executor{Dir: t.TempDir()})
+		if _, err := sh.Run(context.Background(), "true"); err != nil {
+			t.Fatal(err)
+		}
+		// As if the number of the finished command's group were reused.
+		sh.groups = append(sh.groups, other.Process.Pid)
+		sh.Close()
+		time.Sleep(50 * time.Millisecond)
+		if !running(other.Process.Pid) {
+			t.Errorf("subreaper %v: Close killed the unrelated group %d", sub, other.Process.Pid)
+		}
+		_ = other.Process.Kill()
+		_ = other.Wait()
+	}
+}
