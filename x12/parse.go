@@ -345,13 +345,13 @@ func isAlnum(c byte) bool {
 
 // indexFrom returns the index of the first c in s at or after i, or -1.
 // Segments are short (tens of bytes), where a call to strings.IndexByte
-// costs more than the search: the first 32 bytes are searched eight at a
+// costs more than the search: the first 128 bytes are searched eight at a
 // time in a register, the rest by strings.IndexByte.
 func indexFrom(s string, i int, c byte) int {
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	pat := uint64(c) * ones
-	for end := min(i+32, len(b)); i+8 <= end; i += 8 {
+	for end := min(i+128, len(b)); i+8 <= end; i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:]) ^ pat
 		if t := (x - ones) &^ x & highs; t != 0 {
 			return i + bits.TrailingZeros64(t)/8
@@ -560,6 +560,29 @@ func (p *parser) run(pos int) {
 	p.finish()
 }
 
+// elemBounds fills b with the bounds, as offsets in the input, of elements
+// 1 to len(b)/2 of the segment s[start:end]; an element the segment lacks
+// gets empty bounds at its end.
+func (p *parser) elemBounds(start, end int, b []int) {
+	s, sep := p.s, p.d.Element
+	i := start
+	for i < end && s[i] != sep {
+		i++
+	}
+	for k := 0; k+1 < len(b); k += 2 {
+		if i >= end {
+			b[k], b[k+1] = end, end
+			continue
+		}
+		i++
+		b[k] = i
+		for i < end && s[i] != sep {
+			i++
+		}
+		b[k+1] = i
+	}
+}
+
 // elem returns element k of the segment s[start:end].
 func (p *parser) elem(start, end, k int) string {
 	v, _ := field(p.s[start:end], p.d.Element, k)
@@ -598,12 +621,13 @@ func (p *parser) segment(i int32, start, end int) {
 		}
 		p.inST, p.st, p.count = true, i, 1
 		p.sets++
-		code, version := p.elem(start, end, 1), p.elem(start, end, 3)
-		p.control = p.elem(start, end, 2)
+		var b [6]int // ST01..ST03
+		p.elemBounds(start, end, b[:])
+		code, version := p.s[b[0]:b[1]], p.s[b[4]:b[5]]
+		p.control = p.s[b[2]:b[3]]
 		ts := txSet{start: i, end: -1, stAt: int32(start), stEnd: int32(end), delims: int32(len(p.x.delims) - 1)}
 		if version != "" {
-			ts.verAt = int32(start + strings.LastIndex(p.s[start:end], version))
-			ts.verEnd = ts.verAt + int32(len(version))
+			ts.verAt, ts.verEnd = int32(b[4]), int32(b[5])
 		} else if p.version != "" {
 			ts.verAt, ts.verEnd = p.verAt, p.verAt+int32(len(p.version))
 		}
@@ -694,10 +718,12 @@ func (p *parser) closeST(i int32, start, end int, found bool) {
 		return
 	}
 	tx.end = i
-	if se01 := p.elem(start, end, 1); !countIs(se01, p.count) {
+	var b [4]int // SE01, SE02
+	p.elemBounds(start, end, b[:])
+	if se01 := p.s[b[0]:b[1]]; !countIs(se01, p.count) {
 		p.find(i, start, end, "SE01 counts "+strconv.Quote(se01)+" segments, but transaction set "+strconv.Quote(p.control)+" has "+strconv.Itoa(p.count)+" from ST to SE")
 	}
-	if se02 := p.elem(start, end, 2); se02 != p.control {
+	if se02 := p.s[b[2]:b[3]]; se02 != p.control {
 		p.find(i, start, end, "SE02 "+strconv.Quote(se02)+" does not match ST02 "+strconv.Quote(p.control))
 	}
 }

@@ -234,6 +234,13 @@ func (p Path) AppendValues(dst []string, x *Interchange) []string {
 	n := 0
 	if p.seg == "ST" {
 		// The parse listed every ST segment: read them from that list.
+		if !p.hasQual && p.occ > 0 {
+			if p.occ > len(x.sets) {
+				return dst
+			}
+			ts := x.sets[p.occ-1]
+			return p.appendElement(dst, x.data[ts.stAt:ts.stEnd], &x.delims[ts.delims])
+		}
 		for _, ts := range x.sets {
 			var stop bool
 			if dst, n, stop = p.appendMatch(dst, n, x.data[ts.stAt:ts.stEnd], &x.delims[ts.delims]); stop {
