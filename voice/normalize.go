@@ -540,6 +540,7 @@ const (
 	numTens         // twenty..ninety
 	numHundred
 	numScale // thousand, million, ...
+	numRaw   // digits as written: a scale word may follow, nothing else extends them
 )
 
 type numWord struct {
@@ -707,8 +708,7 @@ func (r *numberRun) addDigits(d string) {
 	// a raw number below 1000 can take a scale after it ("200 thousand")
 	if v, err := strconv.ParseUint(d, 10, 64); err == nil && len(d) <= 3 && d[0] != '0' {
 		r.flush()
-		r.part, r.open, r.last = v, true, numHundred
-		r.hundred = true
+		r.part, r.open, r.last = v, true, numRaw
 		return
 	}
 	r.flush()

@@ -72,6 +72,11 @@ func TestNormalize(t *testing.T) {
 		{"$20", "20 dollars"},
 		{"four five six", "456"},
 		{"4 5 6", "456"},
+		{"5 six", "56"},
+		{"4 five six", "456"},
+		{"2 hundred", "200"},
+		{"20 million", "20000000"},
+		{"200 and fifty", "200 and 50"},
 		{"3 14", "314"}, // Whisper keeps "3 14"; we join digits spoken one by one
 		{"555-867-5309", "5558675309"},
 		{"(555) 867 5309", "5558675309"},
