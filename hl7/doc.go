@@ -66,8 +66,8 @@
 //     CRLF is), so files written with LF CR still read as their lines.
 //   - Leading whitespace (spaces, tabs, a stray LF or CR), MLLP framing
 //     bytes and a UTF-8 byte-order mark at the start of a segment are
-//     skipped; blank lines are ignored. A framing byte (0x0B, 0x1C) ends a
-//     segment wherever it is: it cannot be content.
+//     skipped, and a start block at its end; blank lines are ignored. An
+//     end block (0x1C) ends a segment wherever it is: it ends a frame.
 //   - A segment ID is three upper-case ASCII letters or digits, followed by
 //     the field separator or the end of the segment. Anything else is an
 //     error (ErrStructure), including a line that continues the previous

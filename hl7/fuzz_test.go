@@ -148,13 +148,13 @@ func normal(p Path) Path {
 // first frame region of its own bytes holds no CR.
 func crOnlyBefore(b *Batch, m *Message) bool {
 	start := int(m.segs[0].start)
-	rs := max(0, bytes.LastIndexAny(b.data[:start], "\x0b\x1c"))
-	p := parser{data: b.data, nextCR: -1, nextLF: -1, nextSB: -1, nextEB: -1, noCR: !bytes.Contains(b.data, []byte{'\r'})}
+	rs := max(0, bytes.LastIndexByte(b.data[:start], mllpEnd))
+	p := parser{data: b.data, nextCR: -1, nextLF: -1, nextEB: -1, noCR: !bytes.Contains(b.data, []byte{'\r'})}
 	if _, cr := p.region(rs); !cr {
 		return false
 	}
 	data := m.Bytes()
-	if i := bytes.IndexAny(data, "\x0b\x1c"); i >= 0 {
+	if i := bytes.IndexByte(data, mllpEnd); i >= 0 {
 		data = data[:i]
 	}
 	return !bytes.Contains(data, []byte{'\r'})

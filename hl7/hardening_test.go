@@ -264,8 +264,14 @@ func TestListenerMemoryBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends 128 MiB over loopback")
 	}
-	const senders, size, budget = 32, 4 << 20, 8 << 20
-	l := &hl7.Listener{MaxFrameSize: size + 4096, MaxPendingBytes: budget}
+	senders, size, budget := 32, 4<<20, 8<<20
+	l := &hl7.Listener{MaxFrameSize: size + 4096, MaxPendingBytes: int64(budget)}
+	if os.Getenv("HL7_MLLP_FULL") != "" {
+		// The case with the default limits: 50 concurrent frames
+		// of 16 MiB (run with HL7_MLLP_FULL=1; it sends 800 MiB).
+		senders, size, budget = 50, 16<<20-8192, hl7.DefaultMaxPendingBytes
+		l = &hl7.Listener{}
+	}
 	addr := serve(t, l)
 	data := bigFrame(size)
 	stop := make(chan struct{})

@@ -213,11 +213,10 @@ type parser struct {
 	data []byte
 	segs []segment
 	msgs int
-	// nextCR, nextLF, nextSB and nextEB cache the positions of the next
-	// CR, LF, start block and end block at or after the scan position
-	// (len(data) when there is none), so each byte is searched once for
-	// each.
-	nextCR, nextLF, nextSB, nextEB int
+	// nextCR, nextLF and nextEB cache the positions of the next CR, LF
+	// and end block at or after the scan position (len(data) when there is
+	// none), so each byte is searched once for each.
+	nextCR, nextLF, nextEB int
 	// noCR: the input holds no CR, so every frame ends segments at LF.
 	noCR bool
 }
@@ -233,22 +232,20 @@ const (
 )
 
 // region returns the end of the frame region that starts at pos (the next
-// MLLP framing byte after pos, or the end of the input) and whether its
+// MLLP end block after pos, or the end of the input) and whether its
 // segments end at CR: whether it holds a CR other than the one that
-// follows an end block.
+// follows an end block. A region is a frame with the whitespace after it:
+// start blocks need no search, they are skipped where a segment starts.
 func (p *parser) region(pos int) (end int, cr bool) {
 	data := p.data
 	from := pos
-	if data[pos] == mllpStart || data[pos] == mllpEnd {
+	if data[pos] == mllpEnd {
 		from++
-	}
-	if p.nextSB < from {
-		p.nextSB = indexFrom(data, from, mllpStart)
 	}
 	if p.nextEB < from {
 		p.nextEB = indexFrom(data, from, mllpEnd)
 	}
-	end = min(p.nextSB, p.nextEB)
+	end = p.nextEB
 	if p.noCR {
 		return end, false
 	}
@@ -264,7 +261,7 @@ func (p *parser) region(pos int) (end int, cr bool) {
 
 func (p *parser) run() error {
 	data := p.data
-	p.nextCR, p.nextLF, p.nextSB, p.nextEB = -1, -1, -1, -1
+	p.nextCR, p.nextLF, p.nextEB = -1, -1, -1
 	// Size the segment table from the number of terminators, counted once.
 	p.nextCR = indexFrom(data, 0, '\r')
 	var n int
@@ -335,6 +332,9 @@ func (p *parser) run() error {
 				}
 			}
 			break
+		}
+		for t > s && data[t-1] == mllpStart {
+			t--
 		}
 		if s == t { // a blank line
 			continue
