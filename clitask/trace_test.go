@@ -77,6 +77,8 @@ func TestReadRunsErrors(t *testing.T) {
 		"bad-run-string.json":    "bad-run-string.json:1:11: /runs/0: runs must be a run object, not a string",
 		"bad-two-docs.json":      "bad-two-docs.json:1:34: not JSON: invalid character '{' after top-level value",
 		"bad-empty.json":         "bad-empty.json:1:1: not JSON: unexpected end of JSON input",
+		// CR alone ends a line, as assert.LineColumn counts.
+		"bad-cr.json": "bad-cr.json:2:15: /runs/0/task_id: task_id must be a string, not a number",
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {
