@@ -44,6 +44,9 @@ type Pattern struct {
 	// literal is true when no segment has a wildcard: the pattern names
 	// one path.
 	literal bool
+	// star2 is the index of the one "**" segment, or -1 when there are
+	// none or several (the general matcher then runs).
+	star2 int
 }
 
 // segment is one compiled pattern segment.
@@ -51,8 +54,13 @@ type segment struct {
 	star2 bool    // "**"
 	lit   string  // the literal text, when !wild
 	wild  bool    // holds "*" or "?"
-	toks  []token // the tokens, when wild
+	toks  []token // the tokens between pre and suf, when wild
 	dot   bool    // starts with a literal "."
+	// pre and suf are the literal text a wild segment starts and ends
+	// with, checked before the tokens between them; any is true when
+	// those tokens are one "*" (nothing more to check).
+	pre, suf string
+	any      bool
 }
 
 // token is a literal run, '?' or '*'.
@@ -70,7 +78,7 @@ func CompilePattern(pattern string) (*Pattern, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pattern{raw: pattern, literal: true}
+	p := &Pattern{raw: pattern, literal: true, star2: -1}
 	lits := make([]string, 0, len(raw))
 	for _, s := range raw {
 		seg, err := compileSegment(s)
@@ -83,6 +91,15 @@ func CompilePattern(pattern string) (*Pattern, error) {
 		}
 		if p.literal {
 			lits = append(lits, seg.lit)
+		}
+	}
+	for i, seg := range p.segs {
+		if seg.star2 {
+			if p.star2 >= 0 {
+				p.star2 = -1
+				break
+			}
+			p.star2 = i
 		}
 	}
 	if p.literal {
@@ -167,7 +184,17 @@ func compileSegment(s string) (segment, error) {
 			seg.lit = seg.toks[0].text
 		}
 		seg.toks = nil
+		return seg, nil
 	}
+	// A wild segment has a wildcard token, so a literal first token and
+	// a literal last token are two different tokens.
+	if t := seg.toks[0]; t.kind == 0 {
+		seg.pre, seg.toks = t.text, seg.toks[1:]
+	}
+	if t := seg.toks[len(seg.toks)-1]; t.kind == 0 {
+		seg.suf, seg.toks = t.text, seg.toks[:len(seg.toks)-1]
+	}
+	seg.any = len(seg.toks) == 1 && seg.toks[0].kind == '*'
 	return seg, nil
 }
 
@@ -186,6 +213,16 @@ func (p *Pattern) Literal() (string, bool) { return p.path, p.literal }
 // Match reports whether name, a path relative to the root without a
 // leading "/" (as Source.Walk returns them), matches the pattern.
 func (p *Pattern) Match(name string) bool {
+	if p.star2 >= 0 {
+		return p.matchOneStar2(name)
+	}
+	// Most names fail on their last segment: check it first.
+	if n := len(p.segs); n > 0 && !p.segs[n-1].star2 {
+		last := name[strings.LastIndexByte(name, '/')+1:]
+		if !p.segs[n-1].matchSegment(last) {
+			return false
+		}
+	}
 	// The segment-level form of the classic wildcard match: "**" plays
 	// the part of "*", a segment matcher that of a character. Greedy with
 	// one backtrack point, so linear in practice and never exponential.
@@ -243,6 +280,49 @@ func (p *Pattern) Match(name string) bool {
 	}
 }
 
+// matchOneStar2 matches a pattern with exactly one "**": the segments
+// before it match the name's first segments, those after it the name's
+// last ones, and "**" takes what lies between, which must hold no hidden
+// segment.
+func (p *Pattern) matchOneStar2(name string) bool {
+	head, tail := p.segs[:p.star2], p.segs[p.star2+1:]
+	lo := 0 // start of the middle
+	for i := range head {
+		if lo > len(name) {
+			return false
+		}
+		end := strings.IndexByte(name[lo:], '/')
+		seg, next := name[lo:], len(name)+1
+		if end >= 0 {
+			seg, next = name[lo:lo+end], lo+end+1
+		}
+		if !head[i].matchSegment(seg) {
+			return false
+		}
+		lo = next
+	}
+	hi := len(name) // end of the middle (exclusive)
+	for i := len(tail) - 1; i >= 0; i-- {
+		if hi < lo {
+			return false
+		}
+		start := strings.LastIndexByte(name[lo:hi], '/')
+		seg, prev := name[lo:hi], lo-1
+		if start >= 0 {
+			seg, prev = name[lo+start+1:hi], lo+start
+		}
+		if !tail[i].matchSegment(seg) {
+			return false
+		}
+		hi = prev
+	}
+	if hi <= lo { // "**" takes no segment
+		return true
+	}
+	mid := name[lo:hi]
+	return !strings.HasPrefix(mid, ".") && !strings.Contains(mid, "/.")
+}
+
 // matchSegment matches one name segment.
 func (s *segment) matchSegment(name string) bool {
 	if !s.wild {
@@ -251,7 +331,13 @@ func (s *segment) matchSegment(name string) bool {
 	if !s.dot && strings.HasPrefix(name, ".") {
 		return false
 	}
-	return matchTokens(s.toks, name)
+	if len(name) < len(s.pre)+len(s.suf) || !strings.HasPrefix(name, s.pre) || !strings.HasSuffix(name, s.suf) {
+		return false
+	}
+	if s.any {
+		return true
+	}
+	return matchTokens(s.toks, name[len(s.pre):len(name)-len(s.suf)])
 }
 
 // matchTokens is the classic single-backtrack wildcard match over tokens,

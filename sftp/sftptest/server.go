@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	assaysftp "github.com/assaykit/assay/sftp"
@@ -70,6 +71,8 @@ type Server struct {
 	hostKeys  []ssh.PublicKey
 	clientKey ssh.Signer
 	root      *os.Root
+
+	lists, reads atomic.Int64
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
@@ -145,6 +148,12 @@ func NewServer(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	s.handlers = sftp.Handlers{
+		FileGet:  countingReader{s.handlers.FileGet, &s.reads},
+		FilePut:  s.handlers.FilePut,
+		FileCmd:  s.handlers.FileCmd,
+		FileList: countingLister{s.handlers.FileList, &s.lists},
+	}
 	if s.ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 		if s.root != nil {
 			s.root.Close()
@@ -192,6 +201,63 @@ func seed(h sftp.Handlers, files map[string][]byte) error {
 		}
 	}
 	return nil
+}
+
+// Stats counts the requests a Server answered.
+type Stats struct {
+	// Lists is how many folder listings (SFTP OPENDIR) were served.
+	Lists int64
+	// Reads is how many files were opened for reading.
+	Reads int64
+}
+
+// Stats returns what the server has served so far.
+func (s *Server) Stats() Stats { return Stats{Lists: s.lists.Load(), Reads: s.reads.Load()} }
+
+type countingReader struct {
+	sftp.FileReader
+	n *atomic.Int64
+}
+
+func (c countingReader) Fileread(r *sftp.Request) (io.ReaderAt, error) {
+	c.n.Add(1)
+	return c.FileReader.Fileread(r)
+}
+
+// countingLister counts listings and passes Lstat and Readlink through.
+type countingLister struct {
+	sftp.FileLister
+	n *atomic.Int64
+}
+
+func (c countingLister) Filelist(r *sftp.Request) (sftp.ListerAt, error) {
+	if r.Method == "List" {
+		c.n.Add(1)
+	}
+	return c.FileLister.Filelist(r)
+}
+
+func (c countingLister) Lstat(r *sftp.Request) (sftp.ListerAt, error) {
+	if l, ok := c.FileLister.(sftp.LstatFileLister); ok {
+		return l.Lstat(r)
+	}
+	return c.FileLister.Filelist(r)
+}
+
+func (c countingLister) Readlink(p string) (string, error) {
+	if l, ok := c.FileLister.(sftp.ReadlinkFileLister); ok {
+		return l.Readlink(p)
+	}
+	r := sftp.NewRequest("Readlink", p)
+	la, err := c.FileLister.Filelist(r)
+	if err != nil {
+		return "", err
+	}
+	fi := make([]fs.FileInfo, 1)
+	if n, _ := la.ListAt(fi, 0); n == 0 {
+		return "", fs.ErrNotExist
+	}
+	return fi[0].Name(), nil
 }
 
 // Addr is the server's host:port.
