@@ -29,7 +29,7 @@
 //	 "message_index": I|null,   // the best message's 0-based position among the captured ones
 //	 "captured": M,             // how many messages the source held
 //	 "rejected": [{"index", "from", "code"?, "control_id"?, "reason"}],  // only when some input was refused
-//	 "rejects_not_listed": K}   // only when a Listener counted more rejects than it kept
+//	 "rejects_not_listed": K}   // only when there were more rejects than the first 100 listed, or than a Listener kept
 //
 // # Parsing
 //

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/hl7"
 )
 
@@ -162,10 +163,18 @@ func TestListenerRejectListBounded(t *testing.T) {
 			t.Fatalf("reject %d: %+v", i, rj)
 		}
 	}
-	// The check's evidence says how many were not listed.
-	msgs, _ := l.Messages(context.Background())
-	if len(msgs) != 0 {
-		t.Fatalf("captured %d", len(msgs))
+	// The check's evidence lists the first 100 and says how many were not
+	// listed.
+	env := assert.NewEnv()
+	hl7.Attach(env, l)
+	a, err := assert.Decode([]byte(`{"assert":"hl7-structural"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := assert.Run(context.Background(), a, env)
+	ev := compactJSON(t, res.Evidence)
+	if res.Status != assert.StatusFailed || strings.Count(ev, `"code":"AR"`) != 100 || !strings.HasSuffix(ev, `,"rejects_not_listed":1900}`) {
+		t.Fatalf("%s %q %s", res.Status, res.Details, ev[max(0, len(ev)-200):])
 	}
 }
 

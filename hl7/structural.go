@@ -180,19 +180,30 @@ func withExtra(res assert.Result, best, captured int, src Source, rejects []Reje
 		index = best
 	}
 	ev.Extra = []check.Member{{Key: "message_index", Value: index}, {Key: "captured", Value: captured}}
+	total := len(rejects)
+	if rc, ok := src.(interface{ RejectCount() int }); ok {
+		total = max(total, rc.RejectCount())
+	}
+	if len(rejects) > maxListedRejects {
+		rejects = rejects[:maxListedRejects]
+	}
 	if len(rejects) > 0 {
 		list := make([]rejectEvidence, len(rejects))
 		for i, r := range rejects {
-			list[i] = rejectEvidence{Index: r.Index, From: r.From, Code: r.Code, ControlID: r.ControlID, Reason: r.Err.Error()}
+			list[i] = rejectEvidence{Index: r.Index, From: r.From, Code: r.Code, ControlID: r.ControlID, Reason: assert.Truncate(r.Err.Error())}
 		}
 		ev.Extra = append(ev.Extra, check.Member{Key: "rejected", Value: list})
 	}
-	if rc, ok := src.(interface{ RejectCount() int }); ok && rc.RejectCount() > len(rejects) {
-		ev.Extra = append(ev.Extra, check.Member{Key: "rejects_not_listed", Value: rc.RejectCount() - len(rejects)})
+	if total > len(rejects) {
+		ev.Extra = append(ev.Extra, check.Member{Key: "rejects_not_listed", Value: total - len(rejects)})
 	}
 	res.Evidence = ev
 	return res
 }
+
+// maxListedRejects is how many rejects the evidence lists; the rest are
+// counted under "rejects_not_listed".
+const maxListedRejects = 100
 
 // rejectEvidence is one "rejected" entry of the evidence.
 type rejectEvidence struct {
