@@ -104,8 +104,9 @@
 // without a folder (status error). Errors are *TraceError with the file,
 // line, column (counted by assert.LineColumn) and JSON pointer of the
 // offending value; member types are named as assay names JSON types
-// ("an object", "a number"). trace.json of a snapshot must hold exactly one
-// run.
+// ("an object", "a number"). Member names match exactly (case-sensitive)
+// and the first of duplicate members counts. trace.json of a snapshot must
+// hold exactly one run.
 //
 // Commands. Every command (setup, the agent's, verify) runs as sh -c in its
 // own process group with a timeout (DefaultTimeout); at the timeout the
