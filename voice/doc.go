@@ -119,7 +119,8 @@
 // two) for each phrase, contains and not_contains alike, that the
 // deterministic stages did not find, unless its numbers settle it: a number
 // of the phrase that occurs nowhere in the turns means the phrase is not
-// there, and the judge is not asked. A matcher has at most
+// there, and the judge is not asked (nor is it when the turns to send are
+// over 2 MiB; the reason says so). A matcher has at most
 // LLMConfig.Concurrency requests in flight, each attempt bounded by LLMConfig.Timeout,
 // retried on 408, 429, 5xx and lost connections by the shared retry policy;
 // an endpoint that still fails makes the check status error. Verdicts are

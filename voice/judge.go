@@ -34,6 +34,9 @@ const (
 	DefaultJudgeConcurrency = 4
 	// maxAnswer caps the bytes of one judge response that are read.
 	maxAnswer = 1 << 20
+	// maxPayload caps the turns sent in one request (about 200,000 words,
+	// a day of calls); a longer transcript is not sent.
+	maxPayload = 2 << 20
 	// maxCache caps the verdicts an LLMMatcher keeps.
 	maxCache = 10000
 )
@@ -187,6 +190,12 @@ func (m *LLMMatcher) Match(ctx context.Context, t *Transcript, speaker Speaker, 
 		return out, nil
 	}
 	payload, hash := judgeTurns(t, speaker)
+	if len(payload) > maxPayload {
+		for _, i := range ask {
+			out[i].Reason = fmt.Sprintf("not asked: the turns are %d bytes, over the judge's %d-byte limit", len(payload), maxPayload)
+		}
+		return out, nil
+	}
 	errs := make([]error, len(ask))
 	started := pool.Each(ctx, len(ask), m.cfg.Concurrency, func(j int) {
 		i := ask[j]

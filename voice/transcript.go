@@ -127,6 +127,7 @@ type ParseError struct {
 	Message string
 }
 
+// Error renders "transcript: LOCATION: message".
 func (e *ParseError) Error() string { return "transcript: " + e.Location.Prefix(e.Message) }
 
 // Parse reads a transcript in either format: JSON when its first
