@@ -557,3 +557,61 @@ func (b *endpointBackend) readFile(ctx context.Context, name string, limit int64
 		return data, nil
 	})
 }
+
+// Unavailable returns a Source whose every method reports err, for a
+// loader that found the evidence unusable (a bad sftp.url): the checks
+// that need the tree then report status error, and the others still run.
+func Unavailable(err error) Source { return brokenSource{err} }
+
+// URLSource is the Source an sftp:// URL names (a sandbox's sftp/sftp.url):
+// ParseURL, then the private key in keyFile ("" tries ~/.ssh/id_ed25519,
+// id_ecdsa and id_rsa, and the SSH agent at SSH_AUTH_SOCK) and the host
+// keys in knownHostsFile ("" means ~/.ssh/known_hosts). Nothing connects
+// until a check asks. A URL or key that cannot be used makes every method
+// report the problem, so the checks that need the tree report status
+// error. The caller closes the returned io.Closer when done.
+func URLSource(rawURL, keyFile, knownHostsFile string, maxFileSize int64) (Source, io.Closer) {
+	cfg, err := ParseURL(rawURL)
+	if err != nil {
+		return Unavailable(err), noClose{}
+	}
+	if knownHostsFile != "" {
+		cfg.KnownHostsFiles = []string{knownHostsFile}
+	}
+	cfg.MaxFileSize = maxFileSize
+	if keyFile != "" {
+		auth, err := KeyFileAuth(keyFile, nil)
+		if err != nil {
+			return Unavailable(err), noClose{}
+		}
+		cfg.Auth = append(cfg.Auth, auth)
+	} else {
+		if home, err := os.UserHomeDir(); err == nil {
+			for _, name := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} {
+				if auth, err := KeyFileAuth(filepath.Join(home, ".ssh", name), nil); err == nil {
+					cfg.Auth = append(cfg.Auth, auth)
+				}
+			}
+		}
+		if os.Getenv("SSH_AUTH_SOCK") != "" {
+			cfg.Auth = append(cfg.Auth, AgentAuth())
+		}
+	}
+	ep, err := Open(cfg)
+	if err != nil {
+		return Unavailable(fmt.Errorf("%s: %w", redact(rawURL), err)), noClose{}
+	}
+	return ep, ep
+}
+
+// redact drops a password from a URL for messages.
+func redact(raw string) string {
+	if u, err := url.Parse(strings.TrimSpace(raw)); err == nil {
+		return u.Redacted()
+	}
+	return "the sftp URL"
+}
+
+type noClose struct{}
+
+func (noClose) Close() error { return nil }
