@@ -208,6 +208,10 @@ type CheckOptions struct {
 	// MaxFileSize caps the file each file_contains reads; 0 means
 	// check.DefaultMaxFileSize.
 	MaxFileSize int64
+	// OnRun, when set, is called with each run's result as soon as it is
+	// judged, with how many runs are judged so far and how many will be,
+	// so that a caller can stream results and show progress.
+	OnRun func(r RunResult, done, total int)
 }
 
 // Check evaluates recorded runs against the suite's tasks and returns the
@@ -233,6 +237,12 @@ func (s *Suite) Check(ctx context.Context, runs []Run, opts CheckOptions) (*Repo
 		}
 	}
 	var results []RunResult
+	total := 0
+	for _, r := range runs {
+		if opts.TaskID == "" || r.TaskID == opts.TaskID {
+			total++
+		}
+	}
 	for i := range runs {
 		r := &runs[i]
 		if opts.TaskID != "" && r.TaskID != opts.TaskID {
@@ -250,6 +260,9 @@ func (s *Suite) Check(ctx context.Context, runs []Run, opts CheckOptions) (*Repo
 			model = DefaultModel
 		}
 		results = append(results, RunResult{TaskID: r.TaskID, Model: model, Passed: passed, Assertions: res, Trace: &r.Trace})
+		if opts.OnRun != nil {
+			opts.OnRun(results[len(results)-1], len(results), total)
+		}
 	}
 	return summarize(slices.Clip(scope), results, s.Thresholds), nil
 }

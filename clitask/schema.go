@@ -3,6 +3,7 @@ package clitask
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/assaykit/assay/assert"
 )
@@ -98,11 +99,22 @@ const SuiteSchema = `{
   }
 }`
 
-// The validators loading uses. They are SuiteSchema with every assert item
-// accepted as is: items are judged by the kind registry instead, whose
-// messages name the kinds and the exact problem ("unknown kind", "two
-// keys", "max is less than min").
-var suiteValidator, taskListValidator = loadingValidators()
+// loadingValidatorsOnce gives the validators loading uses: SuiteSchema with
+// every assert item accepted as is (items are judged by the kind registry
+// instead, whose messages name the kinds and the exact problem: "unknown
+// kind", "two keys", "max is less than min"). They compile on first use,
+// not at start-up: a program that never loads a suite never pays for them.
+var loadingValidatorsOnce = sync.OnceValues(loadingValidators)
+
+func suiteValidator() *assert.Validator {
+	v, _ := loadingValidatorsOnce()
+	return v
+}
+
+func taskListValidator() *assert.Validator {
+	_, v := loadingValidatorsOnce()
+	return v
+}
 
 func loadingValidators() (*assert.Validator, *assert.Validator) {
 	var doc map[string]any

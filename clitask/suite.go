@@ -303,7 +303,7 @@ func (l *loader) read(file string, data []byte, v *assert.Validator) *document {
 	}
 	d := &document{file: file, root: &root, raw: yd.JSON, pos: yd.Positions, value: yd.Value}
 	pos := yd.Positions
-	wantList := v == taskListValidator
+	wantList := v == taskListValidator()
 	if wantList != isList(d.value) {
 		msg := "a suite file is a mapping with cli and tasks, not " + yamlKind(d.value)
 		if wantList {
@@ -372,7 +372,7 @@ func (l *loader) suite(path string, data []byte) *Suite {
 		l.add(problemAt(path, 0, 0, "", err.Error()))
 		return nil
 	}
-	d := l.read(path, data, suiteValidator)
+	d := l.read(path, data, suiteValidator())
 	if d == nil {
 		return nil
 	}
@@ -532,7 +532,7 @@ func readFile(path string) ([]byte, error) {
 
 // taskFile reads a file holding a list of tasks.
 func (l *loader) taskFile(file string, data []byte) []*Task {
-	d := l.read(file, data, taskListValidator)
+	d := l.read(file, data, taskListValidator())
 	if d == nil {
 		return nil
 	}

@@ -35,14 +35,23 @@ func WriteSuite(w io.Writer, f Format, r *clitask.Report, o Options) error {
 
 // RunNames numbers the runs of each task and model: "add [m] #2".
 func RunNames(runs []clitask.RunResult) []string {
-	seen := map[string]int{}
+	name := RunNamer()
 	names := make([]string, len(runs))
 	for i, r := range runs {
-		key := r.TaskID + " [" + r.Model + "]"
-		seen[key]++
-		names[i] = key + " #" + strconv.Itoa(seen[key])
+		names[i] = name(r)
 	}
 	return names
+}
+
+// RunNamer returns a function that names runs as RunNames does, one at a
+// time in order, for callers that stream runs as they are judged.
+func RunNamer() func(clitask.RunResult) string {
+	seen := map[string]int{}
+	return func(r clitask.RunResult) string {
+		key := r.TaskID + " [" + r.Model + "]"
+		seen[key]++
+		return key + " #" + strconv.Itoa(seen[key])
+	}
 }
 
 // WriteSuiteRunText writes one run and its assertions, as assay check

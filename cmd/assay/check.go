@@ -58,7 +58,24 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		return c.badInput("check: %v", err)
 	}
-	result, err := suite.Check(ctx, runs, clitask.CheckOptions{TaskID: *taskID})
+	// Text streams each run as it is judged; progress goes to stderr when
+	// it is a terminal.
+	opts := c.textOptions(*noColor)
+	progress := report.IsTerminal(c.stderr)
+	name := report.RunNamer()
+	var streamErr error
+	onRun := func(r clitask.RunResult, done, total int) {
+		if out == report.Text && streamErr == nil {
+			streamErr = report.WriteSuiteRunText(c.stdout, name(r), r, opts)
+		}
+		if progress {
+			fmt.Fprintf(c.stderr, "\r%d/%d runs judged", done, total)
+			if done == total {
+				fmt.Fprintln(c.stderr)
+			}
+		}
+	}
+	result, err := suite.Check(ctx, runs, clitask.CheckOptions{TaskID: *taskID, OnRun: onRun})
 	if err != nil {
 		var re *clitask.RunError
 		switch {
@@ -73,7 +90,12 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 		}
 		return c.badInput("check: %v", err)
 	}
-	if err := report.WriteSuite(c.stdout, out, result, c.textOptions(*noColor)); err != nil {
+	if out == report.Text {
+		err = errors.Join(streamErr, report.WriteSuiteSummaryText(c.stdout, result, opts))
+	} else {
+		err = report.WriteSuite(c.stdout, out, result, opts)
+	}
+	if err != nil {
 		fmt.Fprintf(c.stderr, "assay: check: writing output: %v\n", err)
 		return exitUsage
 	}

@@ -220,4 +220,3 @@ func (c *cli) criteriaFailure(name string, err error) int {
 	fmt.Fprintf(c.stderr, "assay: %s: %s\n", name, strings.TrimPrefix(err.Error(), "client: "))
 	return exitFail
 }
-

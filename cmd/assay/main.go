@@ -21,10 +21,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"sort"
 	"strings"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/clitask"
 )
 
 // Exit codes.
@@ -67,6 +69,13 @@ func register(name string, cmd command) {
 }
 
 func main() {
+	// verify runs arbitrary commands: as a child subreaper the command
+	// adopts their orphans (setsid included) and ends them before a
+	// result is returned, instead of signalling group numbers that may
+	// have been reused.
+	if err := clitask.BecomeSubreaper(); err != nil && runtime.GOOS == "linux" {
+		fmt.Fprintf(os.Stderr, "assay: warning: %v\n", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, &cli{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, getenv: os.Getenv}, os.Args[1:])
 	stop()
