@@ -124,8 +124,8 @@ func splitWords(text string, turn int, out []rawWord) []rawWord {
 	return out
 }
 
-// folder folds case and strips diacritics; it is not safe for concurrent
-// use, so foldWord builds one per call on the slow path.
+// foldSlow applies NFKC and case folding and strips diacritics (the
+// transformers are built per call: they are not safe for concurrent use).
 func foldSlow(s string) string {
 	s = norm.NFKC.String(s)
 	s = cases.Fold().String(s)
@@ -646,8 +646,8 @@ func (r *numberRun) flush() {
 	r.total, r.part, r.last, r.scale, r.hundred, r.open = 0, 0, numNone, 0, false, false
 }
 
-// add feeds one number word; it returns false when the word cannot be
-// read as part of this run.
+// add feeds one number word: it extends the chunk under construction when
+// the grammar allows, and starts a new chunk otherwise.
 func (r *numberRun) add(nw numWord) {
 	if r.decimal {
 		if nw.kind == numUnit {
@@ -658,7 +658,8 @@ func (r *numberRun) add(nw numWord) {
 	}
 	switch nw.kind {
 	case numUnit:
-		if r.open && (r.last == numTens && r.part%10 == 0 || r.last == numHundred || r.last == numScale) {
+		// zero never completes a number: "twenty zero" is 200, as digits
+		if r.open && nw.value > 0 && (r.last == numTens && r.part%10 == 0 || r.last == numHundred || r.last == numScale) {
 			r.part += nw.value
 		} else {
 			r.flush()
@@ -674,9 +675,6 @@ func (r *numberRun) add(nw numWord) {
 	case numHundred:
 		if r.open && !r.hundred && r.part > 0 && r.part < 100 && r.last != numScale {
 			r.part *= 100
-		} else if r.open && r.last == numScale {
-			r.flush()
-			r.part, r.open = 100, true
 		} else {
 			r.flush()
 			r.part, r.open = 100, true

@@ -73,6 +73,8 @@ func TestNormalize(t *testing.T) {
 		{"four five six", "456"},
 		{"4 5 6", "456"},
 		{"5 six", "56"},
+		{"twenty zero five", "2005"},
+		{"one oh one", "101"},
 		{"4 five six", "456"},
 		{"2 hundred", "200"},
 		{"20 million", "20000000"},
