@@ -70,6 +70,10 @@ type Runner struct {
 	// MaxFileSize caps the file each file_contains reads; 0 means
 	// check.DefaultMaxFileSize.
 	MaxFileSize int64
+	// OnRun, when set, is called with each run's result as soon as it is
+	// judged (in the order runs finish), with how many are done and how
+	// many there are. Calls never overlap.
+	OnRun func(r RunResult, done, total int)
 }
 
 // job is one run to make.
@@ -132,6 +136,7 @@ func (r *Runner) Run(ctx context.Context, s *Suite, taskIDs ...string) (*Report,
 	var (
 		mu       sync.Mutex
 		firstErr error
+		finished int
 	)
 	pool.Each(ctx, len(jobs), workers, func(i int) {
 		res, err := r.runOne(ctx, s, jobs[i])
@@ -145,6 +150,10 @@ func (r *Runner) Run(ctx context.Context, s *Suite, taskIDs ...string) (*Report,
 			return
 		}
 		results[i], done[i] = res, true
+		finished++
+		if r.OnRun != nil {
+			r.OnRun(res, finished, len(jobs))
+		}
 	})
 	var completed []RunResult
 	for i, ok := range done {

@@ -79,10 +79,22 @@ func TestRunnerEndToEnd(t *testing.T) {
 	s := loadE2E(t)
 	agent := notesAgent()
 	tmp := t.TempDir()
-	r := &clitask.Runner{Agent: agent, TempDir: tmp, KeepWorkdirs: true}
+	var progress []int
+	streamed := 0
+	r := &clitask.Runner{Agent: agent, TempDir: tmp, KeepWorkdirs: true,
+		OnRun: func(rr clitask.RunResult, done, total int) {
+			progress = append(progress, done)
+			if total != 12 || rr.TaskID == "" {
+				t.Errorf("OnRun(%q, %d, %d)", rr.TaskID, done, total)
+			}
+			streamed++
+		}}
 	rep, err := r.Run(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if streamed != 12 || progress[len(progress)-1] != 12 {
+		t.Errorf("OnRun was called %d times, last with %v", streamed, progress)
 	}
 	want := []string{
 		"add good/model PASS", "add good/model PASS",
@@ -139,9 +151,14 @@ func TestRunnerEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checked, err := s.Check(context.Background(), replay, clitask.CheckOptions{})
+	judged := 0
+	checked, err := s.Check(context.Background(), replay, clitask.CheckOptions{
+		OnRun: func(_ clitask.RunResult, done, total int) { judged = done; _ = total }})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if judged != len(replay) {
+		t.Errorf("Check's OnRun saw %d of %d runs", judged, len(replay))
 	}
 	// The redacted echo no longer matters: no assertion reads it.
 	if diff := cmp.Diff(want, summary(checked.Runs)); diff != "" {
