@@ -1,17 +1,3 @@
-// Package sftptest runs an SSH server with the SFTP subsystem on
-// 127.0.0.1, in process, for tests and sandboxes: it serves a folder on
-// disk (confined to it through os.Root, so no path or link leads a client
-// outside) or a tree in memory.
-//
-//	srv, err := sftptest.NewServer(sftptest.Options{Dir: dir})
-//	defer srv.Close()
-//	ep, err := sftp.Dial(ctx, srv.Config())
-//
-// The server bounds what it holds: at most MaxConns connections at once
-// (more are closed at once), an idle timeout per connection, and it keeps
-// accepting after a temporary accept error such as running out of file
-// descriptors. It is not hardened for the open Internet: it listens on
-// loopback only.
 package sftptest
 
 import (
@@ -60,6 +46,9 @@ type Options struct {
 	// Wrap, when set, wraps every accepted connection (tests inject
 	// latency with it).
 	Wrap func(net.Conn) net.Conn
+	// Listener, when set, is served instead of a new listener on
+	// 127.0.0.1; the server closes it.
+	Listener net.Listener
 }
 
 // Server is a running in-process SSH/SFTP server.
@@ -154,7 +143,9 @@ func NewServer(opts Options) (*Server, error) {
 		FileCmd:  s.handlers.FileCmd,
 		FileList: countingLister{s.handlers.FileList, &s.lists},
 	}
-	if s.ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+	if s.ln = opts.Listener; s.ln != nil {
+		// given
+	} else if s.ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 		if s.root != nil {
 			s.root.Close()
 		}
