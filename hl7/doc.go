@@ -48,7 +48,8 @@
 // takes constant time instead of a scan from the start. To read everything,
 // iterate: Batch.All, Message.Segments (or Len and Segment), Segment.Fields,
 // Value.Repetitions, Components and Subcomponents visit each node once
-// without allocating.
+// without allocating (a path read finds its field by a scan of its
+// segment, so reading every field by path costs more in long segments).
 //
 // Errors: a *ParseError (wrapping ErrHeader, ErrNoMessage, ErrStructure or
 // ErrTooLarge) and a *PathError locate the problem with an assert.Location

@@ -47,6 +47,7 @@ type ParseError struct {
 	Err error
 }
 
+// Error renders the problem at its location: "hl7: LINE:COL: segment N: what".
 func (e *ParseError) Error() string { return "hl7: " + e.Location.Prefix(e.Err.Error()) }
 
 // Unwrap returns the cause.

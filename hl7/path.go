@@ -40,6 +40,7 @@ type PathError struct {
 	Msg string
 }
 
+// Error renders the problem with the path and its location in it.
 func (e *PathError) Error() string {
 	return "hl7: path " + strconv.Quote(e.Path) + ": " + e.Location.Prefix(e.Msg)
 }

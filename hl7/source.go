@@ -52,6 +52,7 @@ type Reject struct {
 	Err error
 }
 
+// String says what was refused, from where and why, for a person.
 func (r Reject) String() string {
 	code := r.Code
 	if code == "" {
