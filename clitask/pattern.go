@@ -114,3 +114,30 @@ func (p *Pattern) fallbackNote() string {
 	}
 	return fmt.Sprintf(" (%q is not a valid regular expression, so it was matched as plain text: %v)", p.text, p.invalid)
 }
+
+// patterned is what the pattern kinds (ran, not_ran, run_count) are.
+type patterned interface{ patternOf() *Pattern }
+
+func (c ranCheck) patternOf() *Pattern      { return c.pattern }
+func (c notRanCheck) patternOf() *Pattern   { return c.pattern }
+func (c runCountCheck) patternOf() *Pattern { return c.pattern }
+
+// PatternFallbacks lists, as sentences for assay validate's warnings, every
+// pattern of the suite's tasks that is not a valid JavaScript regular
+// expression and will therefore be matched as a plain substring: valid
+// input, but rarely what its author meant.
+func (s *Suite) PatternFallbacks() []string {
+	var out []string
+	for _, t := range s.Tasks {
+		for i, a := range t.Assert {
+			p, ok := a.(patterned)
+			if !ok || p.patternOf().Fallback() == nil {
+				continue
+			}
+			pat := p.patternOf()
+			out = append(out, fmt.Sprintf("task %q, assertion %d (%s): pattern %q is not a valid regular expression (%v); it will be matched as a plain substring",
+				t.ID, i+1, a.Kind(), pat.text, pat.Fallback()))
+		}
+	}
+	return out
+}

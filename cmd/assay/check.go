@@ -137,13 +137,22 @@ func taskList(s *clitask.Suite) string {
 func validateSuiteYAML(path string, data []byte) []problem {
 	var root yaml.Node
 	var err error
+	var suite *clitask.Suite
 	if yaml.NewDecoder(bytes.NewReader(data)).Decode(&root) == nil && len(root.Content) > 0 && root.Content[0].Kind == yaml.SequenceNode {
-		_, err = clitask.ParseTasks(path, data)
+		var tasks []*clitask.Task
+		tasks, err = clitask.ParseTasks(path, data)
+		suite = &clitask.Suite{Tasks: tasks}
 	} else {
-		_, err = clitask.ParseSuite(path, data)
+		suite, err = clitask.ParseSuite(path, data)
 	}
 	if err == nil {
-		return nil
+		// Valid, but a pattern that is not a regular expression is matched
+		// as a substring: rarely what its author meant.
+		var warnings []problem
+		for _, w := range suite.PatternFallbacks() {
+			warnings = append(warnings, problem{file: path, message: w, warning: true})
+		}
+		return warnings
 	}
 	var se *clitask.SuiteError
 	if !errors.As(err, &se) {

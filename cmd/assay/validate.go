@@ -24,9 +24,14 @@ type problem struct {
 	column  int
 	pointer string
 	message string
+	// warning marks something valid but suspect: printed, not failing.
+	warning bool
 }
 
 func (p problem) String() string {
+	if p.warning {
+		return fmt.Sprintf("%s: warning: %s", p.file, p.message)
+	}
 	switch {
 	case p.line > 0 && p.column > 0:
 		return fmt.Sprintf("%s:%d:%d: %s", p.file, p.line, p.column, p.message)
@@ -53,15 +58,16 @@ func runValidate(_ context.Context, c *cli, args []string) int {
 	}
 	code := exitOK
 	for _, f := range files {
-		problems := validateFile(f)
-		if len(problems) == 0 {
+		valid := true
+		for _, p := range validateFile(f) {
+			fmt.Fprintln(c.stderr, p)
+			valid = valid && p.warning
+		}
+		if valid {
 			fmt.Fprintf(c.stdout, "%s: valid\n", f)
 			continue
 		}
 		code = exitUsage
-		for _, p := range problems {
-			fmt.Fprintln(c.stderr, p)
-		}
 	}
 	return code
 }
