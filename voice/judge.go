@@ -219,20 +219,13 @@ func (m *LLMMatcher) Match(ctx context.Context, t *Transcript, speaker Speaker, 
 // settledWithoutJudge returns why a phrase the deterministic stages did
 // not find is not sent to the judge, or "".
 func settledWithoutJudge(t *Transcript, speaker Speaker, phrase string) string {
-	blocks := t.blocksFor(speaker)
-	if len(blocks) == 0 {
-		return "not asked: there are no turns to search"
+	v := t.viewOf(speaker)
+	if len(v.toks) == 0 {
+		return "not asked: the turns searched hold no words"
 	}
 	p := newPattern(phrase)
 	for _, d := range p.digits {
-		seen := false
-		for bi := range blocks {
-			if len(blocks[bi].index[d]) > 0 {
-				seen = true
-				break
-			}
-		}
-		if !seen {
+		if len(v.index[d]) == 0 {
 			return fmt.Sprintf("not asked: %q occurs nowhere in the turns searched, so the phrase cannot be there", d)
 		}
 	}
@@ -529,7 +522,7 @@ func (m *LLMMatcher) accept(ctx context.Context, t *Transcript, speaker Speaker,
 	if len(words) == 0 {
 		return reject("its quote is empty")
 	}
-	tb := newBlock(normalizeText(t.turns[v.Turn].Text, v.Turn))
+	tb := newView(normalizeText(t.turns[v.Turn].Text, v.Turn), nil)
 	s, ok := tb.exact(words)
 	if !ok {
 		return reject("its quote %q does not occur in turn %d", truncateReason(v.Quote), v.Turn)

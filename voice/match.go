@@ -78,9 +78,10 @@ type Loose struct {
 // Match implements Matcher. It never fails.
 func (l Loose) Match(ctx context.Context, t *Transcript, speaker Speaker, phrases []string) ([]Match, error) {
 	out := make([]Match, len(phrases))
-	blocks := t.blocksFor(speaker)
+	v := t.viewOf(speaker)
+	var lev levenshtein
 	for i, p := range phrases {
-		out[i] = l.match(t, blocks, p)
+		out[i] = l.match(t, v, p, &lev)
 	}
 	return out, nil
 }
@@ -92,45 +93,36 @@ func (l Loose) threshold() float64 {
 	return l.Threshold
 }
 
-func (l Loose) match(t *Transcript, blocks []block, phrase string) Match {
+func (l Loose) match(t *Transcript, v *view, phrase string, lev *levenshtein) Match {
 	m := Match{Phrase: phrase, Turn: -1, Method: MethodNone}
 	p := newPattern(phrase)
 	if len(p.toks) == 0 {
 		m.Reason = "the phrase has no words to match"
 		return m
 	}
-	for bi := range blocks {
-		if s, ok := blocks[bi].exact(p.toks); ok {
-			b := &blocks[bi]
-			return Match{Phrase: phrase, Found: true, Turn: b.toks[s].turn, Quote: t.quote(b.toks[s], b.toks[s+len(p.toks)-1]),
-				Method: MethodExact, Similarity: 1}
-		}
+	if s, ok := v.exact(p.toks); ok {
+		return Match{Phrase: phrase, Found: true, Turn: v.toks[s].turn, Quote: t.quote(v.toks[s], v.toks[s+len(p.toks)-1]),
+			Method: MethodExact, Similarity: 1}
 	}
 	th := l.threshold()
 	if th > 1 || len(p.toks) > maxFuzzyWords || len(p.compact) > maxFuzzyRunes {
 		return m
 	}
-	best, bestBlock, bestS, bestL := 0.0, -1, 0, 0
-	var lev levenshtein
-	for bi := range blocks {
-		sim, s, n := blocks[bi].fuzzy(&p, th, &lev)
-		if sim > best {
-			best, bestBlock, bestS, bestL = sim, bi, s, n
-		}
-	}
-	if bestBlock >= 0 && best >= th {
-		b := &blocks[bestBlock]
-		return Match{Phrase: phrase, Found: true, Turn: b.toks[bestS].turn, Quote: t.quote(b.toks[bestS], b.toks[bestS+bestL-1]),
-			Method: MethodFuzzy, Similarity: best}
+	if sim, s, n := v.fuzzy(&p, th, lev); n > 0 && sim >= th {
+		return Match{Phrase: phrase, Found: true, Turn: v.toks[s].turn, Quote: t.quote(v.toks[s], v.toks[s+n-1]),
+			Method: MethodFuzzy, Similarity: sim}
 	}
 	return m
 }
 
-// block is a run of consecutive turns of one speaker, normalised as one
-// text, so that a phrase split across those turns is found.
-type block struct {
+// view is the normalised words of one speaker's turns (Any: every turn).
+// They fall in blocks, runs of consecutive turns of one speaker read as one
+// text, so that a phrase split across those turns is found; no match
+// crosses from one block into the next.
+type view struct {
 	toks  []token
-	index map[string][]int32 // token text -> positions
+	end   []int32            // end[i]: one past the last word of word i's block
+	index map[string][]int32 // word -> positions, in order
 	runes []int32            // runes[i]: runes in toks[:i], for window lengths
 	// digits[i] and guarded[i]: words with digits and guard words in
 	// toks[:i], so that a window is rejected without reading it
@@ -143,23 +135,26 @@ const (
 	flagGuard
 )
 
-// blocksFor returns the blocks of speaker's turns (Any: every turn, split
-// where the speaker changes), building them once.
-func (t *Transcript) blocksFor(speaker Speaker) []block {
+// viewOf returns the view of speaker's turns, building it once.
+func (t *Transcript) viewOf(speaker Speaker) *view {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if b, ok := t.blocks[speaker]; ok {
-		return b
+	if v, ok := t.views[speaker]; ok {
+		return v
 	}
-	var blocks []block
+	var toks []token
+	var end []int32
 	var raw []rawWord
 	open := false
 	var cur Speaker
 	flush := func() {
 		if open {
-			blocks = append(blocks, newBlock(normalizeWords(raw)))
+			toks = append(toks, normalizeWords(raw)...)
+			for len(end) < len(toks) {
+				end = append(end, int32(len(toks)))
+			}
 		}
-		raw, open = raw[:0:0], false
+		raw, open = raw[:0], false
 	}
 	for i, turn := range t.turns {
 		if speaker != Any && turn.Speaker != speaker {
@@ -173,31 +168,39 @@ func (t *Transcript) blocksFor(speaker Speaker) []block {
 		raw = splitWords(turn.Text, i, raw)
 	}
 	flush()
-	if t.blocks == nil {
-		t.blocks = map[Speaker][]block{}
+	v := newView(toks, end)
+	if t.views == nil {
+		t.views = map[Speaker]*view{}
 	}
-	t.blocks[speaker] = blocks
-	return blocks
+	t.views[speaker] = v
+	return v
 }
 
-func newBlock(toks []token) block {
+// newView indexes toks; end gives each word's block end (nil: one block).
+func newView(toks []token, end []int32) *view {
 	n := len(toks)
-	b := block{toks: toks, index: make(map[string][]int32, n/4+1), runes: make([]int32, n+1),
-		digits: make([]int32, n+1), guarded: make([]int32, n+1), flags: make([]uint8, n)}
-	for i, tk := range toks {
-		b.index[tk.text] = append(b.index[tk.text], int32(i))
-		b.runes[i+1] = b.runes[i] + int32(utf8.RuneCountInString(tk.text))
-		b.digits[i+1], b.guarded[i+1] = b.digits[i], b.guarded[i]
-		if hasDigit(tk.text) {
-			b.flags[i] |= flagDigit
-			b.digits[i+1]++
-		}
-		if guards[tk.text] {
-			b.flags[i] |= flagGuard
-			b.guarded[i+1]++
+	if end == nil {
+		end = make([]int32, n)
+		for i := range end {
+			end[i] = int32(n)
 		}
 	}
-	return b
+	v := &view{toks: toks, end: end, index: make(map[string][]int32, n/4+1), runes: make([]int32, n+1),
+		digits: make([]int32, n+1), guarded: make([]int32, n+1), flags: make([]uint8, n)}
+	for i, tk := range toks {
+		v.index[tk.text] = append(v.index[tk.text], int32(i))
+		v.runes[i+1] = v.runes[i] + int32(utf8.RuneCountInString(tk.text))
+		v.digits[i+1], v.guarded[i+1] = v.digits[i], v.guarded[i]
+		if hasDigit(tk.text) {
+			v.flags[i] |= flagDigit
+			v.digits[i+1]++
+		}
+		if guards[tk.text] {
+			v.flags[i] |= flagGuard
+			v.guarded[i+1]++
+		}
+	}
+	return v
 }
 
 // quote returns the original text from token a to token b.
@@ -213,16 +216,17 @@ func (t *Transcript) quote(a, b token) string {
 	return strings.Join(parts, " / ")
 }
 
-// exact finds the first position where words occur in a row.
-func (b *block) exact(words []string) (int, bool) {
-	for _, s := range b.index[words[0]] {
+// exact finds the first position where words occur in a row, within one
+// block.
+func (v *view) exact(words []string) (int, bool) {
+	for _, s := range v.index[words[0]] {
 		i := int(s)
-		if i+len(words) > len(b.toks) {
-			break
+		if i+len(words) > int(v.end[i]) {
+			continue
 		}
 		ok := true
 		for j := 1; j < len(words); j++ {
-			if b.toks[i+j].text != words[j] {
+			if v.toks[i+j].text != words[j] {
 				ok = false
 				break
 			}
@@ -269,12 +273,12 @@ func newPattern(phrase string) pattern {
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 
-// fuzzy finds the window of the block most similar to p: windows of one
+// fuzzy finds the window most similar to p: windows of one
 // word fewer to one word more than the phrase, compared without spaces by
 // partial ratio, 1 - edits/longer length. A window must hold the phrase's
 // words with digits exactly and in order, and the same guard words; a
 // phrase of two or more words must share at least one word with it.
-func (b *block) fuzzy(p *pattern, th float64, lev *levenshtein) (best float64, bestS, bestL int) {
+func (b *view) fuzzy(p *pattern, th float64, lev *levenshtein) (best float64, bestS, bestL int) {
 	n := len(p.toks)
 	pl := len(p.compact)
 	for L := max(n-1, 1); L <= n+1; L++ {
@@ -282,6 +286,9 @@ func (b *block) fuzzy(p *pattern, th float64, lev *levenshtein) (best float64, b
 			break
 		}
 		try := func(s int) {
+			if s+L > int(b.end[s]) {
+				return // the window would cross into the next block
+			}
 			wl := int(b.runes[s+L] - b.runes[s])
 			longer := max(wl, pl)
 			k := int((1 - th) * float64(longer))
@@ -334,7 +341,7 @@ func abs(x int) int {
 
 // sameDigitsAndGuards compares the window's words with digits and guard
 // words with the phrase's, in order.
-func (b *block) sameDigitsAndGuards(p *pattern, s, L int) bool {
+func (b *view) sameDigitsAndGuards(p *pattern, s, L int) bool {
 	d, g := 0, 0
 	for k := s; k < s+L; k++ {
 		f := b.flags[k]
@@ -359,7 +366,7 @@ func (b *block) sameDigitsAndGuards(p *pattern, s, L int) bool {
 }
 
 // window writes the window's words without spaces into lev's buffer.
-func (b *block) window(s, L int, lev *levenshtein) []rune {
+func (b *view) window(s, L int, lev *levenshtein) []rune {
 	lev.buf = lev.buf[:0]
 	for _, t := range b.toks[s : s+L] {
 		for _, r := range t.text {

@@ -84,8 +84,8 @@ type Transcript struct {
 	turns   []Turn
 	unknown []string
 
-	mu     sync.Mutex
-	blocks map[Speaker][]block
+	mu    sync.Mutex
+	views map[Speaker]*view
 }
 
 // NewTranscript returns a transcript of turns (copied). Speakers are
