@@ -102,7 +102,12 @@ func benchCriteria(b *testing.B) *assert.Plan {
 func BenchmarkEvaluate100Checks10kFiles(b *testing.B) {
 	for _, latency := range []time.Duration{0, 20 * time.Millisecond} {
 		b.Run(fmt.Sprintf("latency=%s", latency), func(b *testing.B) {
-			srv := memServer(b, sftptest.Options{Files: benchTree()})
+			files := benchTree()
+			size := 0
+			for _, data := range files {
+				size += len(data)
+			}
+			srv := memServer(b, sftptest.Options{Files: files})
 			cfg := srv.Config(writeFile(b, string(srv.KnownHosts())))
 			if latency > 0 {
 				cfg.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -122,6 +127,7 @@ func BenchmarkEvaluate100Checks10kFiles(b *testing.B) {
 			sftp.Attach(env, ep)
 			plan := benchCriteria(b)
 			before := srv.Stats()
+			b.SetBytes(int64(size))
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
