@@ -348,11 +348,11 @@ func isAlnum(c byte) bool {
 // costs more than the search: the first 128 bytes are searched eight at a
 // time in a register, the rest by strings.IndexByte.
 func indexFrom(s string, i int, c byte) int {
-	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	pat := uint64(c) * ones
-	for end := min(i+128, len(b)); i+8 <= end; i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:]) ^ pat
+	base := unsafe.Pointer(unsafe.StringData(s))
+	for end := min(i+128, len(s)); i+8 <= end; i += 8 {
+		x := loadLE(unsafe.Add(base, i)) ^ pat
 		if t := (x - ones) &^ x & highs; t != 0 {
 			return i + bits.TrailingZeros64(t)/8
 		}
@@ -361,6 +361,18 @@ func indexFrom(s string, i int, c byte) int {
 		return i + k
 	}
 	return -1
+}
+
+// littleEndian is whether the machine stores the low byte first.
+var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
+
+// loadLE loads the 8 bytes at p (which must be readable) as a
+// little-endian integer.
+func loadLE(p unsafe.Pointer) uint64 {
+	if littleEndian {
+		return *(*uint64)(p)
+	}
+	return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(p), 8))
 }
 
 func isSpace(c byte) bool { return c == '\r' || c == '\n' || c == ' ' || c == '\t' }
@@ -387,6 +399,13 @@ const (
 // separator sep) into an integer, or idInvalid when it is not 2 or 3
 // capital letters and digits with a letter first.
 func packID(t string, sep byte) uint32 {
+	if len(t) >= 3 && t[2] == sep && idClass[t[0]] == classLetter && idClass[t[1]] != 0 {
+		return uint32(t[0])<<8 | uint32(t[1])
+	}
+	return packIDSlow(t, sep)
+}
+
+func packIDSlow(t string, sep byte) uint32 {
 	if len(t) < 2 || t[0] < 'A' || t[0] > 'Z' || !idChar(t[1]) {
 		return idInvalid
 	}
@@ -398,6 +417,22 @@ func packID(t string, sep byte) uint32 {
 	}
 	return uint32(t[0])<<16 | uint32(t[1])<<8 | uint32(t[2])
 }
+
+// idClass classifies the characters of segment identifiers.
+var idClass = func() (c [256]uint8) {
+	for b := '0'; b <= '9'; b++ {
+		c[b] = classDigit
+	}
+	for b := 'A'; b <= 'Z'; b++ {
+		c[b] = classLetter
+	}
+	return c
+}()
+
+const (
+	classDigit  = 1
+	classLetter = 2
+)
 
 func idChar(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
 
@@ -502,8 +537,11 @@ type parser struct {
 	verAt             int32  // offset of the open group's GS08
 	control           string // ST02 of the open transaction set
 	guide             uint8  // the guide of the open transaction set
-	lastStart         int    // the last segment read
-	lastEnd           int
+	// the guide of the last transaction set, and what it was chosen by
+	lastCode, lastVersion, lastGS08 string
+	lastGuide                       uint8
+	lastStart                       int // the last segment read
+	lastEnd                         int
 
 	hl       hlCheck
 	stackBuf [8]hlEntry
@@ -515,6 +553,7 @@ type parser struct {
 func (p *parser) run(pos int) {
 	s := p.s
 	x := p.x
+	base := unsafe.Pointer(unsafe.StringData(s))
 	n := int32(0) // index of the next segment
 	for pos < len(s) {
 		// Line breaks (and stray blanks) after a terminator are layout; no
@@ -543,9 +582,43 @@ func (p *parser) run(pos int) {
 			}
 			p.findAt(pos, n, "ISA", "an ISA that cannot be read: "+err.(*SyntaxError).Msg+"; the previous delimiters are kept")
 		}
-		if end = indexFrom(s, pos, p.d.Segment); end < 0 {
+		// The terminator: eight bytes at a time for the first 128 (indexFrom,
+		// written out here, where it runs once per segment).
+		end = -1
+		{
+			const ones, highs = 0x0101010101010101, 0x8080808080808080
+			pat := uint64(p.d.Segment) * ones
+			i := pos
+			for lim := min(pos+128, len(s)); i+8 <= lim; i += 8 {
+				w := loadLE(unsafe.Add(base, i)) ^ pat
+				if t := (w - ones) &^ w & highs; t != 0 {
+					end = i + bits.TrailingZeros64(t)/8
+					break
+				}
+			}
+			if end < 0 {
+				if k := strings.IndexByte(s[i:], p.d.Segment); k >= 0 {
+					end = i + k
+				}
+			}
+		}
+		if end < 0 {
 			end = len(s)
 			p.findAt(pos, n, segmentID(s[pos:], p.d.Element), "the last segment has no segment terminator "+strconv.QuoteRune(rune(p.d.Segment)))
+		}
+		if p.inST && p.ix == nil && end > pos {
+			// The body of a transaction set: only the envelope segments, the
+			// HL of a guided set and identifiers that are not valid need a
+			// closer look; the rest are counted.
+			switch id := packID(s[pos:end], p.d.Element); id {
+			case idInvalid, idISA, idIEA, idTA1, idGS, idGE, idST, idSE, idHL:
+			default:
+				p.count++
+				p.lastStart, p.lastEnd = pos, end
+				n++
+				pos = end + 1
+				continue
+			}
 		}
 		if end > pos {
 			if p.ix != nil {
@@ -564,22 +637,20 @@ func (p *parser) run(pos int) {
 // 1 to len(b)/2 of the segment s[start:end]; an element the segment lacks
 // gets empty bounds at its end.
 func (p *parser) elemBounds(start, end int, b []int) {
-	s, sep := p.s, p.d.Element
-	i := start
-	for i < end && s[i] != sep {
-		i++
-	}
+	t, sep := p.s[start:end], p.d.Element
+	i := strings.IndexByte(t, sep)
 	for k := 0; k+1 < len(b); k += 2 {
-		if i >= end {
+		if i < 0 {
 			b[k], b[k+1] = end, end
 			continue
 		}
-		i++
-		b[k] = i
-		for i < end && s[i] != sep {
-			i++
+		t = t[i+1:]
+		b[k] = end - len(t)
+		if i = strings.IndexByte(t, sep); i >= 0 {
+			b[k+1] = b[k] + i
+		} else {
+			b[k+1] = end
 		}
-		b[k+1] = i
 	}
 }
 
@@ -631,7 +702,11 @@ func (p *parser) segment(i int32, start, end int) {
 		} else if p.version != "" {
 			ts.verAt, ts.verEnd = p.verAt, p.verAt+int32(len(p.version))
 		}
-		p.guide = guideFor(code, p.version, version)
+		if code != p.lastCode || version != p.lastVersion || p.version != p.lastGS08 {
+			p.lastCode, p.lastVersion, p.lastGS08 = code, version, p.version
+			p.lastGuide = guideFor(code, p.version, version)
+		}
+		p.guide = p.lastGuide
 		ts.guide = p.guide
 		if len(p.x.sets) == 1 && cap(p.x.sets) < 64 {
 			// Size the list from the first set: most files repeat sets of
