@@ -280,7 +280,7 @@ func (l *loader) read(file string, data []byte, v *assert.Validator) *document {
 			l.add(problemAt(file, 0, 0, "", "the file is empty"))
 			return nil
 		}
-		l.add(yamlProblem(file, err))
+		l.add(yamlProblem(file, data, err))
 		return nil
 	}
 	var extra yaml.Node
@@ -288,7 +288,7 @@ func (l *loader) read(file string, data []byte, v *assert.Validator) *document {
 		l.add(problemAt(file, extra.Line, extra.Column, "", "the file holds more than one YAML document"))
 		return nil
 	} else if !errors.Is(err, io.EOF) {
-		l.add(yamlProblem(file, err))
+		l.add(yamlProblem(file, data, err))
 		return nil
 	}
 	yd, err := assert.ConvertYAML(&root)
@@ -326,15 +326,65 @@ func (l *loader) read(file string, data []byte, v *assert.Validator) *document {
 
 // yamlProblem turns a yaml.v3 error ("yaml: line 3: did not find expected
 // key") into a Problem with the line.
-func yamlProblem(file string, err error) Problem {
+//
+// yaml.v3 reports the line where the enclosing block began (libyaml's
+// context mark), which for a misindented item can be far above the
+// mistake. The line reported is instead the first line at which the
+// document stops parsing: the shortest prefix of whole lines that fails
+// with the same message, found by bisection. When no prefix reproduces the
+// message, yaml.v3's line stands.
+func yamlProblem(file string, data []byte, err error) Problem {
 	msg := err.Error()
 	p := problemAt(file, 0, 0, "", "")
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		p.Line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
 	}
-	p.Message = "not YAML: " + strings.TrimSpace(msg)
+	msg = strings.TrimSpace(msg)
+	if line := firstFailingLine(data, msg); line > p.Line {
+		p.Line = line
+	}
+	p.Message = "not YAML: " + msg
 	return p
+}
+
+// firstFailingLine returns the smallest n such that the first n lines of
+// data fail to parse with message msg, or 0.
+func firstFailingLine(data []byte, msg string) int {
+	ends := []int{}
+	for i, b := range data {
+		if b == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] != len(data) {
+		ends = append(ends, len(data))
+	}
+	fails := func(n int) bool {
+		var root yaml.Node
+		err := yaml.NewDecoder(bytes.NewReader(data[:ends[n-1]])).Decode(&root)
+		if err == nil {
+			return false
+		}
+		m := err.Error()
+		if sub := yamlLine.FindStringSubmatch(m); sub != nil {
+			m = m[len(sub[0]):]
+		}
+		return strings.TrimSpace(m) == msg
+	}
+	if !fails(len(ends)) {
+		return 0
+	}
+	lo, hi := 1, len(ends) // fails(hi) holds
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return hi
 }
 
 type wireThresholds struct {

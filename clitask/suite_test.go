@@ -244,3 +244,29 @@ func TestPrepareSuiteWorkdir(t *testing.T) {
 		t.Fatalf("log %q, %v", data, err)
 	}
 }
+
+// A YAML syntax error is reported at the line where the document stops
+// parsing, not where the enclosing block began (yaml.v3's own line for a
+// misindented item is the start of the list, lines above the mistake).
+func TestYAMLSyntaxErrorLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		line       int
+		message    string
+	}{
+		{"misindented item", "cli: git\ntasks:\n  - id: a\n    intent: x\n    assert:\n    - exit_code: 0\n   - ran: y\n", 7, "did not find expected '-' indicator"},
+		{"unterminated quote", "cli: git\ntasks:\n  - id: a\n    intent: \"x\n    assert: [{exit_code: 0}]\n", 4, "found unexpected end of stream"},
+		{"tab indentation", "cli: git\ntasks:\n\t- id: a\n", 3, "found character that cannot start any token"},
+	} {
+		_, err := clitask.ParseSuite("s.yaml", []byte(tc.yaml))
+		var se *clitask.SuiteError
+		if !errors.As(err, &se) || len(se.Problems) != 1 {
+			t.Errorf("%s: err = %v", tc.name, err)
+			continue
+		}
+		p := se.Problems[0]
+		if p.Line != tc.line || !strings.Contains(p.Message, tc.message) {
+			t.Errorf("%s: line %d %q, want line %d %q", tc.name, p.Line, p.Message, tc.line, tc.message)
+		}
+	}
+}
