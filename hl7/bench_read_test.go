@@ -136,3 +136,20 @@ func BenchmarkReadEveryFieldByIterator(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSelectLarge reads two paths from an 8 MB batch in one pass
+// without a segment table, as `assay hl7 get` can: compare
+// BenchmarkParseLarge, which only builds the table.
+func BenchmarkSelectLarge(b *testing.B) {
+	data := bigInput(b, 12000)
+	paths := []hl7.Path{hl7.MustParsePath("MSH[11000].10"), hl7.MustParsePath("MSH[*].9.2")}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		out, err := hl7.Select(data, paths...)
+		if err != nil || len(out[0]) != 1 || len(out[1]) != 12000 {
+			b.Fatal(err)
+		}
+	}
+}

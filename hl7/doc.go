@@ -51,6 +51,11 @@
 // without allocating (a path read finds its field by a scan of its
 // segment, so reading every field by path costs more in long segments).
 //
+// Select reads a few paths from a large input in one pass that keeps no
+// segment table, with the same results and errors as Parse followed by
+// Batch.Texts: a 64 MiB file is read with nothing allocated in proportion
+// to it but the selected text.
+//
 // Errors: a *ParseError (wrapping ErrHeader, ErrNoMessage, ErrStructure or
 // ErrTooLarge) and a *PathError locate the problem with an assert.Location
 // and render it with Location.Prefix; byte offsets are 0-based, lines and

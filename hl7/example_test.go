@@ -176,3 +176,12 @@ func ExampleFolderSource() {
 	// passed message PA-0001 matched; no fields to check.
 	// {"matched":"PA-0001","field_results":[],"candidates":1,"message_index":0,"captured":1,"rejected":[{"index":1,"from":"02.hl7","reason":"hl7: 02.hl7:1:1: segment 1: malformed segment structure: PID before the first header (MSH, BHS or FHS)"}]}
 }
+
+// Reading a few paths from a large file in one pass, without a segment
+// table.
+func ExampleSelect() {
+	data := []byte(order + strings.Replace(order, "PA-0001", "PA-0002", 1))
+	out, err := hl7.Select(data, hl7.MustParsePath("MSH[2].10"), hl7.MustParsePath("PID.3[*].1"), hl7.MustParsePath("ZZZ.1"))
+	fmt.Println(out, err)
+	// Output: [[PA-0002] [MRN-1 W123456789] []] <nil>
+}

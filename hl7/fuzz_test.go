@@ -38,10 +38,16 @@ func addSeeds(f *testing.F) {
 }
 
 // FuzzParse checks that no input makes the parser or a path read panic,
-// and that every parsed message re-parses on its own to the same segments.
+// that Select reads what Parse does, and that every parsed message
+// re-parses on its own to the same segments.
 func FuzzParse(f *testing.F) {
 	addSeeds(f)
+	paths := make([]Path, len(selectPaths))
+	for i, s := range selectPaths {
+		paths[i] = MustParsePath(s)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSelect(t, "input", data, paths)
 		b, err := Parse(data)
 		if err != nil {
 			var pe *ParseError

@@ -134,6 +134,9 @@ type Message struct {
 	index int
 }
 
+// maxInput is the largest input the parser addresses (offsets are int32).
+const maxInput = math.MaxInt32
+
 const (
 	mllpStart = 0x0B // MLLP start block
 	mllpEnd   = 0x1C // MLLP end block (followed by CR)
@@ -160,7 +163,7 @@ const (
 // Parse keeps slices of data (it copies nothing); it allocates a constant
 // number of times per input, never per segment or field.
 func Parse(data []byte) (*Batch, error) {
-	if len(data) > math.MaxInt32 {
+	if len(data) > maxInput {
 		return nil, &ParseError{Err: ErrTooLarge}
 	}
 	p := parser{data: data}
@@ -220,6 +223,8 @@ type parser struct {
 	nextCR, nextLF, nextEB int
 	// noCR: the input holds no CR, so every frame ends segments at LF.
 	noCR bool
+	// visit, when set, receives each segment instead of the table.
+	visit func(sg segment)
 }
 
 // Structure states.
@@ -265,14 +270,16 @@ func (p *parser) run() error {
 	p.nextCR, p.nextLF, p.nextEB = -1, -1, -1
 	// Size the segment table from the number of terminators, counted once.
 	p.nextCR = indexFrom(data, 0, '\r')
-	var n int
-	if p.nextCR < len(data) {
-		n = 1 + bytes.Count(data[p.nextCR+1:], []byte{'\r'})
-	} else {
-		p.noCR = true
-		n = bytes.Count(data, []byte{'\n'})
+	p.noCR = p.nextCR == len(data)
+	if p.visit == nil {
+		var n int
+		if !p.noCR {
+			n = 1 + bytes.Count(data[p.nextCR+1:], []byte{'\r'})
+		} else {
+			n = bytes.Count(data, []byte{'\n'})
+		}
+		p.segs = make([]segment, 0, n+1)
 	}
-	p.segs = make([]segment, 0, n+1)
 	var (
 		state                    = stStart
 		fileD, batchD, messageD  Delimiters
@@ -420,7 +427,11 @@ func (p *parser) run() error {
 			}
 		}
 		sg.d = messageD
-		p.segs = append(p.segs, sg)
+		if p.visit != nil {
+			p.visit(sg)
+		} else {
+			p.segs = append(p.segs, sg)
+		}
 	}
 	if !started {
 		if count == 0 {
