@@ -200,7 +200,7 @@ func (s *Store) load(file string, data []byte) (int, error) {
 				return true
 			}
 			var p pending
-			if p, err = s.parse(res, at(data, file, ptr+"/resource", res.Index)); err != nil {
+			if p, err = s.parse(res, func() assert.Location { return at(data, file, ptr+"/resource", res.Index) }); err != nil {
 				return false
 			}
 			if p.id == "" {
@@ -228,7 +228,7 @@ func (s *Store) load(file string, data []byte) (int, error) {
 			}
 		}
 	default:
-		p, err := s.parse(doc, assert.Location{File: file})
+		p, err := s.parse(doc, func() assert.Location { return assert.Location{File: file} })
 		if err != nil {
 			return 0, err
 		}
@@ -254,8 +254,10 @@ func (s *Store) load(file string, data []byte) (int, error) {
 
 // parse checks one resource: an object with a resourceType and, if it has
 // one, a valid id.
-func (s *Store) parse(res gjson.Result, loc assert.Location) (pending, error) {
-	fail := func(err error) (pending, error) { return pending{}, &LoadError{Location: loc, Err: err} }
+// parse checks one resource; loc locates it, computed only for an error
+// (a line and column cost a pass over the file).
+func (s *Store) parse(res gjson.Result, loc func() assert.Location) (pending, error) {
+	fail := func(err error) (pending, error) { return pending{}, &LoadError{Location: loc(), Err: err} }
 	if !res.IsObject() {
 		return fail(errors.New("a resource must be a JSON object"))
 	}
@@ -562,7 +564,7 @@ func (s *Store) checkBody(typ string, body []byte) (pending, error) {
 	if !gjson.ValidBytes(body) {
 		return pending{}, &LoadError{Err: errors.New("the body is not JSON")}
 	}
-	p, err := s.parse(gjson.ParseBytes(body), assert.Location{})
+	p, err := s.parse(gjson.ParseBytes(body), func() assert.Location { return assert.Location{} })
 	if err != nil {
 		return p, err
 	}
