@@ -190,3 +190,41 @@ func TestScanAndIndexAgree(t *testing.T) {
 		}
 	}
 }
+
+// A large interchange builds its index on first use, once, however many
+// goroutines read it at the same time (run with -race).
+func TestLazyIndexConcurrent(t *testing.T) {
+	data := largeInterchange(t, 2000) // over the size indexed while parsing
+	x, err := x12.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"2000C(2000)/NM1[IL]09", "ST(1500)02", "EB(*)01", "2110C/EB(5)01", "SE(7)01"}
+	want := make([][]string, len(paths))
+	fresh, _ := x12.Parse(data)
+	_ = fresh.Segment(0)
+	for i, s := range paths {
+		want[i], _ = fresh.Get(s)
+	}
+	done := make(chan []string, 8*len(paths))
+	for g := 0; g < 8; g++ {
+		go func() {
+			for _, s := range paths {
+				v, _ := x.Get(s)
+				done <- v
+			}
+		}()
+	}
+	got := map[string]int{}
+	for range 8 * len(paths) {
+		got[strings.Join(<-done, ",")]++
+	}
+	for i := range paths {
+		if got[strings.Join(want[i], ",")] != 8 {
+			t.Errorf("%s: readings %v, want %q eight times", paths[i], got, want[i])
+		}
+	}
+	if len(x.Transactions()) != 2000 || x.Transactions()[1999].Control != "1999" {
+		t.Errorf("transactions %d", len(x.Transactions()))
+	}
+}
