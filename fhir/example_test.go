@@ -7,6 +7,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/fhir"
+	"github.com/assaykit/assay/spec"
 )
 
 func Example() {
@@ -65,4 +66,23 @@ func ExampleServer() {
 	// family=muller: [Patient/severine]
 	// given:exact=Eve: [Patient/eve]
 	// colour=blue: error 400
+}
+
+// A spec built in Go with package spec decodes through the same schema.
+func Example_spec() {
+	a, err := assert.Decode(spec.FHIRResourceState{
+		ResourceType: "Patient",
+		Search:       url.Values{"family": {"muller"}, "birthdate": {"ge1970", "lt1980"}},
+		Fields:       []spec.Field{{Path: "gender", Expected: spec.String("male")}},
+	}.Spec())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	env := assert.NewEnv()
+	fhir.Attach(env, fhir.MemorySource([]byte(`{"resourceType": "Patient", "id": "m1", "gender": "male", "birthDate": "1975-12-31",
+	  "name": [{"family": "Müller"}]}`)))
+	res := assert.Run(context.Background(), a, env)
+	fmt.Println(res.Status, res.Details)
+	// Output: passed Patient/m1 matched; 1 of 1 fields passed.
 }
