@@ -279,3 +279,44 @@ func TestParseURL(t *testing.T) {
 		t.Fatalf("password in an error: %v", err)
 	}
 }
+
+// TestListedOnce: however many checks run, each folder is listed once and
+// each file read once per evaluation; a path check lists nothing.
+func TestListedOnce(t *testing.T) {
+	srv := memServer(t, sftptest.Options{})
+	ep, err := sftp.Dial(context.Background(), srv.Config(writeFile(t, string(srv.KnownHosts()))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ep.Close()
+	env := assert.NewEnv()
+	sftp.Attach(env, ep)
+	before := srv.Stats()
+	r := evaluate(t, env, `{"assert": "sftp-file-present", "path": "claims/2024/claim.json", "parse_json": true}`)
+	if st := srv.Stats(); r.Status != assert.StatusPassed || st.Lists != before.Lists || st.Reads != before.Reads+1 {
+		t.Fatalf("path check: %s, %+v -> %+v", r.Details, before, st)
+	}
+	var criteria []assert.Criterion
+	for _, p := range []string{"claims/**/*.json", "claims/2024/*.json", "**/claim.json", "claims/2024/claim.json", "claims/*.txt"} {
+		criteria = append(criteria, assert.Criterion{Assertion: assert.Spec(`{"assert": "sftp-file-present", "path_pattern": "` + p + `", "parse_json": true}`)})
+	}
+	res, err := assert.Evaluate(context.Background(), append(criteria, criteria...), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Criteria[:4] {
+		if c.Status != assert.StatusPassed {
+			t.Errorf("%s: %s", c.Status, c.Details)
+		}
+	}
+	st := srv.Stats()
+	// Folders: the root, claims, claims/2024, claims/.hidden.
+	if lists := st.Lists - before.Lists; lists != 4 {
+		t.Errorf("%d listings, want 4 (each folder once)", lists)
+	}
+	// Files read: claim.json by the path check, then array, blob, empty
+	// and other.json and notes.txt, each once.
+	if reads := st.Reads - before.Reads; reads != 6 {
+		t.Errorf("%d reads, want 6 (each file once)", reads)
+	}
+}

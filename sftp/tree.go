@@ -38,7 +38,9 @@ type Source interface {
 	// folder, or is a link, wraps ErrNotFolder.
 	Walk(ctx context.Context, dir string) ([]Entry, error)
 	// ReadFile reads the regular file at name (through a link inside the
-	// tree), at most limit bytes (<= 0: check.DefaultMaxFileSize). Errors
+	// tree), at most limit bytes (<= 0: the source's own cap, else
+	// check.DefaultMaxFileSize). The bytes may be shared with other
+	// readers of the file: do not modify them. Errors
 	// are *check.FileError; a larger file wraps check.ErrTooLarge, an entry
 	// that is not a regular file check.ErrNotRegular.
 	ReadFile(ctx context.Context, name string, limit int64) ([]byte, error)
@@ -85,7 +87,7 @@ var ErrTreeTooLarge = errors.New("the tree is over the walk limits")
 
 // Limits bound a walk of a tree. The zero value means the defaults.
 type Limits struct {
-	// Concurrency is how many folders are listed at once (default 8).
+	// Concurrency is how many folders are listed at once (default 16).
 	Concurrency int
 	// MaxDepth is how many folders deep a walk goes below the root
 	// (default 64); a deeper folder is ErrTreeTooLarge.
@@ -97,7 +99,7 @@ type Limits struct {
 
 func (l Limits) withDefaults() Limits {
 	if l.Concurrency <= 0 {
-		l.Concurrency = 8
+		l.Concurrency = 16
 	}
 	if l.MaxDepth <= 0 {
 		l.MaxDepth = 64
@@ -152,6 +154,21 @@ type tree struct {
 	stats   map[string]*statCall
 	walks   map[string][]Entry // dir -> walk result
 	entries atomic.Int64       // entries listed so far
+
+	// reads keeps file contents (up to readCacheBytes in all), so that
+	// checks reading the same file read it once.
+	reads      map[string]*readCall
+	readCached int64
+}
+
+// readCacheBytes bounds the file contents a tree keeps.
+const readCacheBytes = 64 << 20
+
+type readCall struct {
+	done  chan struct{}
+	limit int64
+	data  []byte
+	err   error
 }
 
 type listing struct {
@@ -169,7 +186,7 @@ type statCall struct {
 
 func newTree(b backend, limits Limits) *tree {
 	return &tree{b: b, limits: limits.withDefaults(), dirs: map[string]*listing{},
-		stats: map[string]*statCall{}, walks: map[string][]Entry{}}
+		stats: map[string]*statCall{}, walks: map[string][]Entry{}, reads: map[string]*readCall{}}
 }
 
 func isCtxErr(err error) bool {
@@ -555,7 +572,7 @@ func (t *tree) ReadFile(ctx context.Context, name string, limit int64) ([]byte, 
 	if e.IsLink() {
 		target = e.Target
 	}
-	data, err := t.b.readFile(ctx, target, limit)
+	data, err := t.read(ctx, target, limit)
 	if err != nil {
 		var fe *check.FileError
 		if errors.As(err, &fe) {
@@ -565,6 +582,40 @@ func (t *tree) ReadFile(ctx context.Context, name string, limit int64) ([]byte, 
 		return nil, &check.FileError{Path: name, Err: err}
 	}
 	return data, nil
+}
+
+// read reads a file through the cache: concurrent readers of one file
+// wait for one read; contents are kept while the cache has room.
+func (t *tree) read(ctx context.Context, name string, limit int64) ([]byte, error) {
+	t.mu.Lock()
+	c, ok := t.reads[name]
+	if ok && c.limit == limit {
+		t.mu.Unlock()
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if c.err == nil || !isCtxErr(c.err) {
+			return c.data, c.err
+		}
+		return t.b.readFile(ctx, name, limit)
+	}
+	c = &readCall{done: make(chan struct{}), limit: limit}
+	if t.readCached < readCacheBytes {
+		t.reads[name] = c
+	}
+	t.mu.Unlock()
+	c.data, c.err = t.b.readFile(ctx, name, limit)
+	t.mu.Lock()
+	if c.err == nil {
+		t.readCached += int64(len(c.data))
+	} else if isCtxErr(c.err) && t.reads[name] == c {
+		delete(t.reads, name)
+	}
+	t.mu.Unlock()
+	close(c.done)
+	return c.data, c.err
 }
 
 // modeName says what kind of entry a mode describes.
