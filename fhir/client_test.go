@@ -386,3 +386,36 @@ func TestBackendServicesToken(t *testing.T) {
 		})
 	}
 }
+
+// TestClientRedirectDropsToken: a redirect to another origin (an http to
+// https move included) is followed without the Authorization header.
+func TestClientRedirectDropsToken(t *testing.T) {
+	var gotAuth atomic.Value
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth.Store(r.Header.Get("Authorization"))
+		w.Header().Set("Content-Type", "application/fhir+json")
+		fmt.Fprint(w, `{"resourceType":"Bundle","type":"searchset"}`)
+	}))
+	defer other.Close()
+	var sameAuth atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/fhir/Patient":
+			http.Redirect(w, r, "/fhir/moved/Patient", http.StatusFound)
+		case "/fhir/moved/Patient":
+			sameAuth.Store(r.Header.Get("Authorization"))
+			http.Redirect(w, r, other.URL+"/Patient", http.StatusFound)
+		}
+	}))
+	defer srv.Close()
+	c, _ := fhir.NewClient(srv.URL+"/fhir", fhir.WithBearerToken("secret"), fhir.WithoutSelfLinkCheck())
+	if _, err := c.Search(context.Background(), "Patient", nil); err != nil {
+		t.Fatal(err)
+	}
+	if sameAuth.Load() != "Bearer secret" {
+		t.Errorf("same-origin redirect lost the token: %q", sameAuth.Load())
+	}
+	if gotAuth.Load() != "" {
+		t.Errorf("the token followed a redirect to another origin: %q", gotAuth.Load())
+	}
+}
