@@ -182,6 +182,8 @@ func TestFilePresent(t *testing.T) {
 			[]string{`No regular file at "claims/nope.json"; it does not exist.`}},
 		{"a path under a file", `{"assert": "sftp-file-present", "path": "claims/notes.txt/x"}`,
 			assert.StatusFailed, 0, nil, "", []string{"it does not exist"}},
+		{"an absolute path is read from the root, never outside", `{"assert": "sftp-file-present", "path": "/etc/passwd"}`,
+			assert.StatusFailed, 0, nil, "", []string{`No regular file at "/etc/passwd"; it does not exist.`}},
 		{"path naming a folder", `{"assert": "sftp-file-present", "path": "claims/2024"}`,
 			assert.StatusFailed, 0, nil, "", []string{"it is a folder"}},
 		{"pattern: hidden files and partial uploads do not match *.json", `{"assert": "sftp-file-present", "path_pattern": "claims/2024/*.json"}`,

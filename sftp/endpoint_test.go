@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -318,5 +319,37 @@ func TestListedOnce(t *testing.T) {
 	// and other.json and notes.txt, each once.
 	if reads := st.Reads - before.Reads; reads != 6 {
 		t.Errorf("%d reads, want 6 (each file once)", reads)
+	}
+}
+
+// TestWalkLimits: a tree over the entry or depth limits is an error, not a
+// verdict on part of it.
+func TestWalkLimits(t *testing.T) {
+	files := map[string][]byte{"a/b/c/d/e/f.json": nil}
+	for i := range 20 {
+		files[fmt.Sprintf("wide/%02d.json", i)] = nil
+	}
+	srv := memServer(t, sftptest.Options{Files: files})
+	for _, tt := range []struct {
+		limits  sftp.Limits
+		pattern string
+		want    string
+	}{
+		{sftp.Limits{MaxEntries: 10}, "wide/*.json", "more than 10 entries"},
+		{sftp.Limits{MaxDepth: 3}, "a/**/f.json", "deeper than 3 levels"},
+	} {
+		cfg := srv.Config(writeFile(t, string(srv.KnownHosts())))
+		cfg.Limits = tt.limits
+		ep, err := sftp.Dial(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := assert.NewEnv()
+		sftp.Attach(env, ep)
+		r := evaluate(t, env, `{"assert": "sftp-file-present", "path_pattern": "`+tt.pattern+`"}`)
+		if r.Status != assert.StatusError || !strings.Contains(r.Details, tt.want) {
+			t.Errorf("%+v: %s: %s", tt.limits, r.Status, r.Details)
+		}
+		ep.Close()
 	}
 }
