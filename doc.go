@@ -12,13 +12,17 @@
 //   - check: what every criteria kind shares: field assertions
 //     ({path, expected}) against JSON or text documents, comparison rules,
 //     best-candidate selection and the field_results evidence.
-//   - portal, hl7, x12, clitask (and fhir, sftp, voice as they land): the
-//     kinds, each with its evidence sources and parsers. Each registers its
-//     kinds in assert's default registry when imported, and exports
-//     Register(*assert.Registry) for programs that want a registry of their
-//     own.
-//   - sandbox: loads a snapshot directory (portal/state.json, hl7/*.hl7,
-//     x12/, cli/trace.json, ...) into an Env, and imports every kind.
+//   - fhir, hl7, x12, sftp, voice, portal, clitask: the kinds, each with its
+//     evidence sources and parsers, written to one contract (KINDS.md). Each
+//     registers its kinds in assert's default registry when imported, and
+//     exports Register(*assert.Registry) for programs that want a registry
+//     of their own.
+//   - spec: typed builders for every kind's spec.
+//   - report: results as text, JSON, JUnit and JSON lines.
+//   - assaytest: Require and Check for go test.
+//   - sandbox: loads a snapshot directory (fhir/, hl7/, x12/, sftp/, voice/,
+//     portal/, cli/, run.json), or any fs.FS, into an Env, and imports every
+//     kind.
 //   - client: the criteria API client; client/clienttest fakes the API for
 //     tests.
 //   - cmd/assay: the command, for harnesses written in any language.

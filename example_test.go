@@ -19,7 +19,7 @@ func Example() {
 	  {"label": "MRI authorization approved", "weight": 2, "axis": "correctness",
 	   "assertion": {"assert": "portal-state-match", "portal": "payer-portal",
 	                 "correlate_by": {"resource": "prior_auths", "key": "member_id", "value": "W123456789"},
-	                 "assertions": [{"path": "service.cpt", "expected": "72148"},
+	                 "assertions": [{"path": "service.cpt", "expected": "73721"},
 	                                {"path": "status", "expected": "approved"}]}},
 	  {"label": "denial letter uploaded", "weight": 1, "axis": "completeness",
 	   "assertion": {"assert": "portal-state-match", "portal": "payer-portal",

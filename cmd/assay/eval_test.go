@@ -100,50 +100,63 @@ func TestEvalUsage(t *testing.T) {
 
 var timestamps = regexp.MustCompile(`"(started_at|completed_at)": "[^"]+"`)
 
-// TestEvalExampleJSON pins the JSON output on the bundled example against a
-// golden file (go test ./cmd/assay -run ExampleJSON -update rewrites it).
-func TestEvalExampleJSON(t *testing.T) {
-	stdout, stderr, code := runAssay(t, nil, "eval", "--criteria", example+"/criteria.json", "--sandbox", example+"/sandbox", "--format", "json")
-	if code != exitOK {
-		t.Fatalf("code %d: %s", code, stderr)
-	}
-	var doc struct {
-		Score    float64
-		Verdict  string
-		Axes     map[string]struct{ Score, Weight float64 }
-		Criteria []map[string]json.RawMessage
-	}
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatal(err)
-	}
-	keys := regexp.MustCompile(`(?m)^      "([a-z_]+)":`).FindAllStringSubmatch(stdout[strings.Index(stdout, `"criteria": [`):], 12)
-	var order []string
-	for _, k := range keys {
-		order = append(order, k[1])
-	}
-	if got := strings.Join(order, ","); got != "label,criterion_id,status,passed,score,details,evidence,started_at,completed_at,kind,axis,weight" {
-		t.Errorf("criterion keys in order %s", got)
-	}
-	got := timestamps.ReplaceAllString(stdout, `"$1": "TIME"`)
-	// Evidence holds resolved paths; the golden file must not depend on
-	// where the repository is checked out.
+// TestEvalExample pins the output of the bundled example in every format
+// against golden files (go test ./cmd/assay -run TestEvalExample -update
+// rewrites them). The example is a rollout with instructive failures: its
+// verdict is partial, so eval exits 1.
+func TestEvalExample(t *testing.T) {
 	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = strings.ReplaceAll(got, repo, "$REPO")
-	golden := "testdata/eval/priorauth.json"
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run with -update if intended):\n%s", golden, got)
+	for _, format := range []string{"json", "text", "junit"} {
+		t.Run(format, func(t *testing.T) {
+			stdout, stderr, code := runAssay(t, []string{"NO_COLOR=1"}, "eval", "--criteria", example+"/criteria.json", "--sandbox", example+"/sandbox", "--format", format)
+			if code != exitFail || stderr != "" {
+				t.Fatalf("code %d (want 1: verdict partial): %s", code, stderr)
+			}
+			got := stdout
+			if format == "json" {
+				var doc struct {
+					Score   float64
+					Verdict string
+				}
+				if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+					t.Fatal(err)
+				}
+				if doc.Verdict != "partial" || doc.Score < 0.7 || doc.Score > 0.8 {
+					t.Errorf("score %v verdict %s, want 0.75 partial", doc.Score, doc.Verdict)
+				}
+				keys := regexp.MustCompile(`(?m)^      "([a-z_]+)":`).FindAllStringSubmatch(stdout[strings.Index(stdout, `"criteria": [`):], 12)
+				var order []string
+				for _, k := range keys {
+					order = append(order, k[1])
+				}
+				if got := strings.Join(order, ","); got != "label,criterion_id,status,passed,score,details,evidence,started_at,completed_at,kind,axis,weight" {
+					t.Errorf("criterion keys in order %s", got)
+				}
+				got = timestamps.ReplaceAllString(got, `"$1": "TIME"`)
+			}
+			if format == "junit" {
+				got = regexp.MustCompile(`time="[0-9.]+"`).ReplaceAllString(got, `time="T"`)
+			}
+			// Evidence holds resolved paths; the golden file must not
+			// depend on where the repository is checked out.
+			got = strings.ReplaceAll(got, repo, "$REPO")
+			golden := "testdata/eval/priorauth." + map[string]string{"json": "json", "text": "txt", "junit": "xml"}[format]
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Errorf("output differs from %s (run with -update if intended):\n%s", golden, got)
+			}
+		})
 	}
 }
 
