@@ -48,7 +48,7 @@
 //	{"matched": "Appointment/a1" | null,
 //	 "field_results": [{"path", "expected", "actual", "passed", "reason"?}],
 //	 "candidates": 2,
-//	 "search": "Appointment?date=ge2024-03-01&patient=Patient%2F123",
+//	 "search": "Appointment?date=ge2024-03-01&patient=Patient/123",
 //	 "version": "3" | null}
 //
 // version is the matched resource's meta.versionId.
@@ -67,9 +67,10 @@
 // links are followed as sent (absolute, relative or host-relative; never
 // decoded and re-encoded, so a raw + stays a +), never to another origin,
 // never twice (a loop), and at most MaxPages times (ErrPaging). Only entries
-// whose search.mode is match are candidates. A non-200 OperationOutcome is
-// an OperationOutcomeError; an HTML page or any other non-searchset body an
-// HTTPError.
+// whose search.mode is match are candidates. An OperationOutcome sent in
+// place of a searchset (whatever the status) is an OperationOutcomeError; an
+// HTML page or any other body that is not a FHIR JSON searchset, or a status
+// other than 200, an HTTPError.
 //
 // # The store
 //
@@ -140,16 +141,18 @@
 //     of the type on the first search that uses it, and then kept up to
 //     date by every write; a token parameter also gets a code -> resources
 //     map and a date parameter a list sorted by range start (rebuilt after
-//     writes), so that a token or date search over 100,000 resources visits
-//     only its candidates (well under a millisecond). Building every
+//     writes), so that a token search, or a date search with eq, sa, lt, le
+//     or eb, over 100,000 resources visits only its candidates (well under
+//     a millisecond); other prefixes compare the precomputed ranges of
+//     every resource of the type. Building every
 //     parameter's index at load instead would cost 277 extractions per
 //     resource, mostly for parameters a store is never searched by.
 //   - The generated table holds 277 parameters for the 15 types (plus 8 of
-//     Resource); the 9 composite ones, and the special _content, _query,
-//     _text, _list, _has and _type, are refused as unsupported.
+//     Resource); the 9 composite ones and the two without an expression
+//     (_content, _query) are refused as unsupported, and names the table
+//     lacks (_has, _list, _type, _text, chains) as unknown.
 //   - number: no parameter of the 15 types is of type number, but the
-//     comparison is implemented (for stored types that gain one) with the
-//     quantity rules.
+//     comparison is implemented, with the prefixes and precision above.
 //   - The client checks the self link by parameter name (modifier
 //     included), not by value: servers normalise values legitimately. A
 //     searchset without a self link is refused when parameters were asked;
