@@ -326,8 +326,18 @@ func checkSelf(page string, doc gjson.Result, params url.Values) error {
 // searchset.
 func (c *Client) get(ctx context.Context, page string) ([]byte, error) {
 	p := c.policy
+	refreshed := false
 	for attempt := 0; ; attempt++ {
 		resp, body, err := c.once(ctx, page)
+		if err == nil && resp.StatusCode == http.StatusUnauthorized && !refreshed {
+			// A token the server no longer takes: ask for a new one, once.
+			if inv, ok := c.tokens.(interface{ Invalidate() }); ok {
+				inv.Invalidate()
+				refreshed = true
+				attempt--
+				continue
+			}
+		}
 		retryable := p.Retries(http.MethodGet) && attempt < p.MaxRetries
 		if retryable {
 			again, cerr := p.CheckRetry(ctx, resp, err)

@@ -419,3 +419,32 @@ func TestClientRedirectDropsToken(t *testing.T) {
 		t.Errorf("the token followed a redirect to another origin: %q", gotAuth.Load())
 	}
 }
+
+func TestClientRefreshesTokenOn401(t *testing.T) {
+	var issued atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"access_token":"tok-%d","expires_in":3600}`, issued.Add(1))
+	})
+	mux.HandleFunc("/fhir/Patient", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer tok-2" { // the first token was revoked
+			w.WriteHeader(401)
+			return
+		}
+		w.Header().Set("Content-Type", "application/fhir+json")
+		fmt.Fprint(w, `{"resourceType":"Bundle","type":"searchset"}`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	ts := &fhir.BackendServices{TokenURL: srv.URL + "/token", ClientID: "cid", ClientSecret: "s"}
+	c, _ := fhir.NewClient(srv.URL+"/fhir", fhir.WithTokenSource(ts))
+	if _, err := c.Search(context.Background(), "Patient", nil); err != nil || issued.Load() != 2 {
+		t.Errorf("%v after %d tokens", err, issued.Load())
+	}
+	// A 401 that a new token does not cure is an error, not a loop.
+	c2, _ := fhir.NewClient(srv.URL+"/fhir", fhir.WithBearerToken("wrong"))
+	var he *fhir.HTTPError
+	if _, err := c2.Search(context.Background(), "Patient", nil); !errors.As(err, &he) || he.StatusCode != 401 {
+		t.Errorf("static wrong token: %v", err)
+	}
+}

@@ -58,8 +58,8 @@
 // Requests send Accept: application/fhir+json and Prefer: handling=strict, a
 // bearer token (WithBearerToken, or a TokenSource such as BackendServices:
 // SMART Backend Services client credentials with an RS384 or ES384 JWT
-// assertion, or a client secret, cached until it expires) only to the base
-// URL's origin, and retry by the shared policy (408, 429, 5xx but 501,
+// assertion, or a client secret, cached until it expires, and asked for
+// again once when the server answers 401) only to the base URL's origin, and retry by the shared policy (408, 429, 5xx but 501,
 // connection failures; Retry-After honoured). Each attempt is bounded by a
 // timeout and each body by a cap. The searchset's self link must name every
 // parameter asked: a server that silently drops an unknown parameter returns

@@ -133,6 +133,14 @@ func (b *BackendServices) Token(ctx context.Context) (string, error) {
 	return b.token, nil
 }
 
+// Invalidate drops the cached token, so that the next Token asks for a new
+// one. The Client calls it when the server answers 401.
+func (b *BackendServices) Invalidate() {
+	b.mu.Lock()
+	b.token = ""
+	b.mu.Unlock()
+}
+
 // assertion builds the signed JWT of the client credentials grant.
 func (b *BackendServices) assertion(now time.Time) (string, error) {
 	var alg string
