@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -32,6 +33,9 @@ const sshdPath = "/usr/sbin/sshd"
 // user (root), the internal SFTP server forced.
 type sshd struct {
 	addr      string
+	cfgFile   string
+	procs     []*exec.Cmd // sshd -i processes
+	mu        sync.Mutex
 	hostKeys  []ssh.PublicKey
 	clientKey ssh.Signer
 	cmd       *exec.Cmd
@@ -41,6 +45,10 @@ type sshdOptions struct {
 	root     string   // ForceCommand internal-sftp -d root
 	chroot   string   // ChrootDirectory (then the start folder is /)
 	keyTypes []string // "ed25519", "ecdsa"; default ed25519
+	// stdio runs no daemon: each dial starts "sshd -i", which speaks SSH
+	// on its stdin and stdout (one end of a socket pair) and ends with
+	// the connection.
+	stdio bool
 }
 
 // needSSHD skips the test unless OpenSSH's sshd can run here.
@@ -104,13 +112,18 @@ func startSSHD(t testing.TB, o sshdOptions) *sshd {
 	if err := os.WriteFile(authorized, ssh.MarshalAuthorizedKey(s.clientKey.PublicKey()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	if o.stdio {
+		s.addr = "127.0.0.1:2222" // the name known_hosts vouches for
+	} else {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.addr = ln.Addr().String()
+		ln.Close()
+		fmt.Fprintf(&conf, "ListenAddress %s\n", s.addr)
 	}
-	s.addr = ln.Addr().String()
-	ln.Close()
-	fmt.Fprintf(&conf, "ListenAddress %s\nPidFile %s\nAuthorizedKeysFile %s\n", s.addr, filepath.Join(dir, "sshd.pid"), authorized)
+	fmt.Fprintf(&conf, "PidFile %s\nAuthorizedKeysFile %s\n", filepath.Join(dir, "sshd.pid"), authorized)
 	conf.WriteString("PubkeyAuthentication yes\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n" +
 		"PermitRootLogin prohibit-password\nUsePAM no\nStrictModes no\nLogLevel ERROR\nSubsystem sftp internal-sftp\n")
 	if o.chroot != "" {
@@ -121,6 +134,11 @@ func startSSHD(t testing.TB, o sshdOptions) *sshd {
 	cfgFile := filepath.Join(dir, "sshd_config")
 	if err := os.WriteFile(cfgFile, []byte(conf.String()), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	s.cfgFile = cfgFile
+	if o.stdio {
+		t.Cleanup(s.stop)
+		return s
 	}
 	var stderr strings.Builder
 	s.cmd = exec.Command(sshdPath, "-D", "-e", "-f", cfgFile)
@@ -149,6 +167,13 @@ func startSSHD(t testing.TB, o sshdOptions) *sshd {
 // forked: sessions call setsid, so they are found as its descendants
 // (by parent pid in /proc), each killed by its own pid.
 func (s *sshd) stop() {
+	s.mu.Lock()
+	for _, p := range s.procs {
+		p.Process.Kill()
+		p.Wait()
+	}
+	s.procs = nil
+	s.mu.Unlock()
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
@@ -212,8 +237,39 @@ func (s *sshd) knownHosts(t testing.TB, keys ...ssh.PublicKey) string {
 }
 
 func (s *sshd) config(t testing.TB, root string, keys ...ssh.PublicKey) sftp.Config {
-	return sftp.Config{Addr: s.addr, User: "root", Root: root,
+	cfg := sftp.Config{Addr: s.addr, User: "root", Root: root,
 		Auth: []ssh.AuthMethod{ssh.PublicKeys(s.clientKey)}, KnownHostsFiles: []string{s.knownHosts(t, keys...)}}
+	if s.cmd == nil {
+		cfg.Dial = s.dialStdio
+	}
+	return cfg
+}
+
+// dialStdio starts "sshd -i" on one end of a socket pair and returns the
+// other end as the connection.
+func (s *sshd) dialStdio(ctx context.Context, _, _ string) (net.Conn, error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	ours, theirs := os.NewFile(uintptr(fds[0]), "ssh"), os.NewFile(uintptr(fds[1]), "sshd")
+	defer theirs.Close()
+	conn, err := net.FileConn(ours)
+	ours.Close()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(sshdPath, "-i", "-e", "-f", s.cfgFile)
+	cmd.Stdin, cmd.Stdout = theirs, theirs
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	s.mu.Lock()
+	s.procs = append(s.procs, cmd)
+	s.mu.Unlock()
+	return conn, nil
 }
 
 // opensshSource is the OpenSSH entry of sources(): sshd over linkTree,
@@ -302,6 +358,30 @@ func TestOpenSSHHostKeys(t *testing.T) {
 	cfg.KnownHostsFiles = []string{writeFile(t, line(s.addr, ed25519Signer(t).PublicKey(), false))}
 	if _, err := sftp.Dial(ctx, cfg); !errors.Is(err, sftp.ErrHostKeyMismatch) {
 		t.Fatalf("wrong key: %v", err)
+	}
+}
+
+// TestOpenSSHStdio speaks SSH to "sshd -i" over a socket pair: no port,
+// and the server ends with the connection. Killing it mid-evaluation makes
+// the checks that still need the tree report status error.
+func TestOpenSSHStdio(t *testing.T) {
+	dir := linkTree(t)
+	s := startSSHD(t, sshdOptions{root: dir, stdio: true, keyTypes: []string{"ed25519", "ecdsa"}})
+	ep, err := sftp.Dial(context.Background(), s.config(t, "", s.hostKeys[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ep.Close()
+	env := assert.NewEnv()
+	sftp.Attach(env, ep)
+	r := evaluate(t, env, `{"assert": "sftp-file-present", "path_pattern": "claims/2024/*.json", "parse_json": true, "fields": [{"key": "claim.id", "expected": "C-1"}]}`)
+	if r.Status != assert.StatusPassed || !strings.Contains(r.Details, "claims/2024/claim.json matched") {
+		t.Fatalf("%s: %s", r.Status, r.Details)
+	}
+	s.stop()
+	r = evaluate(t, env, `{"assert": "sftp-file-present", "path_pattern": "claims/*.txt"}`)
+	if r.Status != assert.StatusError {
+		t.Fatalf("after sshd -i died: %s: %s", r.Status, r.Details)
 	}
 }
 
