@@ -363,9 +363,6 @@ func indexFrom(s string, i int, c byte) int {
 	return -1
 }
 
-// littleEndian is whether the machine stores the low byte first.
-var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
-
 // loadLE loads the 8 bytes at p (which must be readable) as a
 // little-endian integer.
 func loadLE(p unsafe.Pointer) uint64 {
@@ -399,8 +396,13 @@ const (
 // separator sep) into an integer, or idInvalid when it is not 2 or 3
 // capital letters and digits with a letter first.
 func packID(t string, sep byte) uint32 {
-	if len(t) >= 3 && t[2] == sep && idClass[t[0]] == classLetter && idClass[t[1]] != 0 {
-		return uint32(t[0])<<8 | uint32(t[1])
+	if len(t) >= 4 && idClass[t[0]] == classLetter && idClass[t[1]] != 0 {
+		if t[2] == sep {
+			return uint32(t[0])<<8 | uint32(t[1])
+		}
+		if idClass[t[2]] != 0 && t[3] == sep {
+			return uint32(t[0])<<16 | uint32(t[1])<<8 | uint32(t[2])
+		}
 	}
 	return packIDSlow(t, sep)
 }
