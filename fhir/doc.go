@@ -144,7 +144,9 @@
 //     writes), so that a token search, or a date search with eq, sa, lt, le
 //     or eb, over 100,000 resources visits only its candidates (well under
 //     a millisecond); other prefixes compare the precomputed ranges of
-//     every resource of the type. Building every
+//     every resource of the type. The first search of a parameter builds its
+//     index (about 0.25 s for a token over 100,000 resources);
+//     Store.Index builds chosen ones ahead, at load time. Building every
 //     parameter's index at load instead would cost 277 extractions per
 //     resource, mostly for parameters a store is never searched by.
 //   - The generated table holds 277 parameters for the 15 types (plus 8 of

@@ -398,3 +398,30 @@ func TestSearchTableOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+func TestIndexAhead(t *testing.T) {
+	s := peopleStore(t)
+	if err := s.Index("Patient", "identifier", "birthdate", "name"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := searchIDs(t, s, "Patient", "identifier=MRN-1&birthdate=lt1990"); got != "eve,mueller" {
+		t.Errorf("[%s]", got)
+	}
+	if err := s.Index("Patient", "colour"); !errors.Is(err, ErrUnknownParameter) {
+		t.Errorf("unknown: %v", err)
+	}
+	// A type created while searches run.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 50 {
+			s.Create("Basic", []byte(`{"resourceType":"Basic","code":{"text":"x"}}`))
+		}
+	}()
+	for range 50 {
+		if _, err := searchIDs(t, s, "Basic", "_id=assay-1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+}
