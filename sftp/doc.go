@@ -103,6 +103,9 @@
 //     vanished or changed type since the listing, is not a candidate. Any
 //     other failure to read the tree (a lost connection, a timeout, a tree
 //     over the walk limits) makes the check status error.
+//   - Over SFTP a file is read by the size its listing gave (one request
+//     for a small file): the tree is the agent's final one, so a file that
+//     grows after it was listed is read as listed.
 //   - A key names a member of a top-level object only: on a JSON array or
 //     scalar it selects nothing ("0" is not an array index).
 //   - An Endpoint never reconnects: one connection serves the evaluation,

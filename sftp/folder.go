@@ -95,7 +95,7 @@ func (f *folderBackend) stat(ctx context.Context, name string) (fs.FileInfo, err
 
 func (f *folderBackend) inside(string) (string, bool) { return "", false }
 
-func (f *folderBackend) readFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+func (f *folderBackend) readFile(ctx context.Context, name string, limit, _ int64) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -211,7 +211,7 @@ func (m *memoryBackend) stat(ctx context.Context, name string) (fs.FileInfo, err
 
 func (m *memoryBackend) inside(string) (string, bool) { return "", false }
 
-func (m *memoryBackend) readFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+func (m *memoryBackend) readFile(ctx context.Context, name string, limit, _ int64) ([]byte, error) {
 	data, ok := m.files[name]
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}

@@ -124,8 +124,9 @@ type backend interface {
 	// inside maps an absolute link target to a path relative to the
 	// root, when it lies inside the tree.
 	inside(target string) (string, bool)
-	// readFile reads a regular file reached without links.
-	readFile(ctx context.Context, name string, limit int64) ([]byte, error)
+	// readFile reads a regular file reached without links; size is its
+	// size as listed, which a backend may use to read it in one request.
+	readFile(ctx context.Context, name string, limit, size int64) ([]byte, error)
 	// String names the tree for messages.
 	String() string
 }
@@ -310,6 +311,19 @@ func (t *tree) lstatPath(ctx context.Context, name string) (fi fs.FileInfo, prob
 		return rootInfo{}, "", nil
 	}
 	segs := strings.Split(name, "/")
+	if _, direct := t.b.(lstater); direct && len(segs) > 1 {
+		// Look every folder on the way up at once: one round trip, not
+		// one per folder. The answers are cached for the loop below.
+		var wg sync.WaitGroup
+		for i := 1; i <= len(segs); i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				t.lstat(ctx, strings.Join(segs[:i], "/"))
+			}()
+		}
+		wg.Wait()
+	}
 	for i := 1; i < len(segs); i++ {
 		dir := strings.Join(segs[:i], "/")
 		di, err := t.lstat(ctx, dir)
@@ -572,7 +586,7 @@ func (t *tree) ReadFile(ctx context.Context, name string, limit int64) ([]byte, 
 	if e.IsLink() {
 		target = e.Target
 	}
-	data, err := t.read(ctx, target, limit)
+	data, err := t.read(ctx, target, limit, e.Size)
 	if err != nil {
 		var fe *check.FileError
 		if errors.As(err, &fe) {
@@ -586,7 +600,7 @@ func (t *tree) ReadFile(ctx context.Context, name string, limit int64) ([]byte, 
 
 // read reads a file through the cache: concurrent readers of one file
 // wait for one read; contents are kept while the cache has room.
-func (t *tree) read(ctx context.Context, name string, limit int64) ([]byte, error) {
+func (t *tree) read(ctx context.Context, name string, limit, size int64) ([]byte, error) {
 	t.mu.Lock()
 	c, ok := t.reads[name]
 	if ok && c.limit == limit {
@@ -599,14 +613,14 @@ func (t *tree) read(ctx context.Context, name string, limit int64) ([]byte, erro
 		if c.err == nil || !isCtxErr(c.err) {
 			return c.data, c.err
 		}
-		return t.b.readFile(ctx, name, limit)
+		return t.b.readFile(ctx, name, limit, size)
 	}
 	c = &readCall{done: make(chan struct{}), limit: limit}
 	if t.readCached < readCacheBytes {
 		t.reads[name] = c
 	}
 	t.mu.Unlock()
-	c.data, c.err = t.b.readFile(ctx, name, limit)
+	c.data, c.err = t.b.readFile(ctx, name, limit, size)
 	t.mu.Lock()
 	if c.err == nil {
 		t.readCached += int64(len(c.data))
