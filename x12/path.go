@@ -309,9 +309,15 @@ func (p Path) appendLoops(dst []string, x *Interchange) []string {
 	segs, loops := x.loopIndex()
 	var buf [2][8]int32
 	var scope []int32
+	// Levels after the last numbered one need no list of their instances:
+	// a segment's enclosing loops say whether it is inside them.
+	lazy := len(p.loops)
+	for lazy > 0 && p.loops[lazy-1].occ == 0 {
+		lazy--
+	}
 	for k, ref := range p.loops {
-		if k == len(p.loops)-1 && ref.occ == 0 {
-			return p.appendEvery(dst, x, segs, loops, ref.name, scope, k == 0)
+		if k == lazy {
+			return p.appendEvery(dst, x, segs, loops, lazy, scope)
 		}
 		next := buf[k%2][:0]
 		n := 0
@@ -371,30 +377,21 @@ func (p Path) appendLoops(dst []string, x *Interchange) []string {
 	return dst
 }
 
-// appendEvery reads the path's segment among the segments of every
-// instance of loop name that lies inside one of scope (anywhere, when top),
-// without listing the instances: a segment qualifies when one of its loops
-// (its own or an enclosing one) has that name and lies inside scope. The
-// segments are read in document order, and the reading stops at the
-// occurrence wanted.
-func (p Path) appendEvery(dst []string, x *Interchange, segs []segment, loops []loop, name uint16, scope []int32, top bool) []string {
+// appendEvery reads the path's segment among the segments inside every
+// instance of the loop levels from..last, none of them numbered, nested in
+// one of scope (the instances selected at level from-1; anywhere, when from
+// is 0), without listing the instances: a segment qualifies when its
+// enclosing loops hold the chain of levels. The segments are read in
+// document order, and the reading stops at the occurrence wanted.
+func (p Path) appendEvery(dst []string, x *Interchange, segs []segment, loops []loop, from int, scope []int32) []string {
 	n := 0
 	ls := len(p.seg)
+	last := len(p.loops) - 1
 	visit := func(i, hi int32) (int32, bool) {
 		for ; i <= hi; i++ {
 			sg := &segs[i]
 			t := x.data[sg.start:sg.end]
-			if len(t) < ls || t[:ls] != p.seg {
-				continue
-			}
-			in := false
-			for l := sg.loop; l >= 0; l = loops[l].parent {
-				if loops[l].name == name && (top || insideAny(loops, loops[l].parent, scope)) {
-					in = true
-					break
-				}
-			}
-			if !in {
+			if len(t) < ls || t[:ls] != p.seg || !p.inChain(loops, sg.loop, last, from, scope) {
 				continue
 			}
 			var stop bool
@@ -404,9 +401,9 @@ func (p Path) appendEvery(dst []string, x *Interchange, segs []segment, loops []
 		}
 		return i, false
 	}
-	if top {
+	if from == 0 {
 		for l := range loops {
-			if loops[l].name == name {
+			if loops[l].name == p.loops[0].name {
 				visit(loops[l].first, int32(len(segs)-1))
 				break
 			}
@@ -422,6 +419,26 @@ func (p Path) appendEvery(dst []string, x *Interchange, segs []segment, loops []
 		cursor = max(cursor, i)
 	}
 	return dst
+}
+
+// inChain reports whether loop l, or one enclosing it, is an instance of
+// level k that lies inside an instance of level k-1, and so on down to
+// level from, whose instance must lie inside one of scope (anywhere, when
+// from is 0).
+func (p Path) inChain(loops []loop, l int32, k, from int, scope []int32) bool {
+	for ; l >= 0; l = loops[l].parent {
+		if loops[l].name != p.loops[k].name {
+			continue
+		}
+		if k == from {
+			if from == 0 || insideAny(loops, loops[l].parent, scope) {
+				return true
+			}
+		} else if p.inChain(loops, loops[l].parent, k-1, from, scope) {
+			return true
+		}
+	}
+	return false
 }
 
 // insideAny reports whether loop instance l is one of set (sorted) or
