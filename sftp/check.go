@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -376,14 +377,10 @@ func listExclusions(ex []exclusion) string {
 	return strings.Join(parts, ", ")
 }
 
+// sortExclusions puts exclusions, found in two passes, in byte order of
+// path, as matched_paths is.
 func sortExclusions(ex []exclusion) {
-	// Exclusions are found in two passes; present them in byte order of
-	// path, as matched_paths is.
-	for i := 1; i < len(ex); i++ {
-		for j := i; j > 0 && ex[j].Path < ex[j-1].Path; j-- {
-			ex[j], ex[j-1] = ex[j-1], ex[j]
-		}
-	}
+	slices.SortStableFunc(ex, func(a, b exclusion) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // evidence is the Result.Evidence of sftp-file-present.

@@ -427,6 +427,13 @@ func (e *Endpoint) dial(ctx context.Context) (*sftp.Client, error) {
 	}
 	if err != nil {
 		conn.Close()
+		if len(e.host.algos) > 0 && strings.Contains(err.Error(), "no common algorithm for host key") {
+			// known_hosts lists keys of types the server no longer has:
+			// its key changed, as OpenSSH would say.
+			return nil, fmt.Errorf("SSH handshake: %w", &HostKeyError{Host: e.cfg.Addr,
+				Key: "no key of the types known_hosts lists (" + strings.Join(e.host.algos, ", ") + ")",
+				Want: e.host.algos, Err: ErrHostKeyMismatch})
+		}
 		return nil, fmt.Errorf("SSH handshake: %w", err)
 	}
 	client := ssh.NewClient(sc, chans, reqs)

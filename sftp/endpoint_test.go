@@ -105,6 +105,7 @@ func TestHostKeys(t *testing.T) {
 		{"unknown host", line("127.0.0.1:1", ed.PublicKey(), false), sftp.ErrUnknownHost},
 		{"port 22 entry does not vouch for another port", "127.0.0.1 " + string(ssh.MarshalAuthorizedKey(ed.PublicKey())), sftp.ErrUnknownHost},
 		{"wrong key", line(srv.Addr(), other.PublicKey(), false), sftp.ErrHostKeyMismatch},
+		{"another key of a type the server has", line(srv.Addr(), ecdsaSigner(t).PublicKey(), false), sftp.ErrHostKeyMismatch},
 		{"revoked key", "@revoked * " + string(ssh.MarshalAuthorizedKey(ed.PublicKey())) + line(srv.Addr(), ed.PublicKey(), false), sftp.ErrHostKeyMismatch},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,6 +119,13 @@ func TestHostKeys(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the server has no key of the listed type", func(t *testing.T) {
+		only := memServer(t, sftptest.Options{HostKeys: []ssh.Signer{ed}})
+		_, err := sftp.Dial(ctx, only.Config(writeFile(t, line(only.Addr(), ec.PublicKey(), false))))
+		if !errors.Is(err, sftp.ErrHostKeyMismatch) {
+			t.Fatalf("got %v", err)
+		}
+	})
 	t.Run("messages differ", func(t *testing.T) {
 		unknown := dial(line("127.0.0.1:1", ed.PublicKey(), false))
 		wrong := dial(line(srv.Addr(), other.PublicKey(), false))
