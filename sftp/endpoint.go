@@ -431,7 +431,7 @@ func (e *Endpoint) dial(ctx context.Context) (*sftp.Client, error) {
 			// known_hosts lists keys of types the server no longer has:
 			// its key changed, as OpenSSH would say.
 			return nil, fmt.Errorf("SSH handshake: %w", &HostKeyError{Host: e.cfg.Addr,
-				Key: "no key of the types known_hosts lists (" + strings.Join(e.host.algos, ", ") + ")",
+				Key:  "no key of the types known_hosts lists (" + strings.Join(e.host.algos, ", ") + ")",
 				Want: e.host.algos, Err: ErrHostKeyMismatch})
 		}
 		return nil, fmt.Errorf("SSH handshake: %w", err)
