@@ -144,7 +144,9 @@ type Report struct {
 	// claim_id = "C-1"` or `Appointment?patient=123`.
 	Searched string
 	// Held is how many items the source held, and Noun what one is called
-	// ("row", "message", "resource", "file").
+	// ("row", "message", "resource", "file"). A negative Held means the
+	// source cannot say (a server's search returns only its matches), and
+	// the details leave the count out.
 	Held int
 	Noun string
 	// ResultsKey and Extra are passed to Evidence.
@@ -168,6 +170,9 @@ func (r Report) describe(key string) string {
 func (m Match) Result(r Report) assert.Result {
 	ev := Evidence{Candidates: m.Candidates, ResultsKey: r.ResultsKey, Extra: r.Extra}
 	if m.Best == nil {
+		if r.Held < 0 {
+			return assert.Fail(0, fmt.Sprintf("No candidate: found no %s.", r.Searched), ev)
+		}
 		return assert.Fail(0, fmt.Sprintf("No candidate: found no %s; the source held %s.", r.Searched, plural(r.Held, r.Noun)), ev)
 	}
 	ev.Matched, ev.FieldResults = m.Best.Key, m.Best.Results

@@ -60,7 +60,7 @@ func TestCheck(t *testing.T) {
 		{"type differs", `{"assert":"fhir-resource-state","resource_type":"Observation","search":{"_id":"glucose"},"fields":[{"path":"valueQuantity.value","expected":"6.3"}]}`,
 			assert.StatusFailed, 0, `Observation/glucose matched but only 0 of 1 fields passed (valueQuantity.value: expected "6.3", got 6.3; type differs: expected string, got number).`},
 		{"no candidate", `{"assert":"fhir-resource-state","resource_type":"Appointment","search":{"status":"noshow"}}`,
-			assert.StatusFailed, 0, "No candidate: found no Appointment?status=noshow; the source held 0 resources."},
+			assert.StatusFailed, 0, "No candidate: found no Appointment?status=noshow."},
 		{"unknown parameter is error", `{"assert":"fhir-resource-state","resource_type":"Appointment","search":{"colour":"blue"}}`,
 			assert.StatusError, 0, `FHIR search Appointment?colour=blue: search parameter colour: unknown or unsupported search parameter: R4 defines no "colour" for Appointment`},
 		{"bad date is error", `{"assert":"fhir-resource-state","resource_type":"Appointment","search":{"date":"ge2024-13"}}`,

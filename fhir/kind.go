@@ -127,7 +127,9 @@ func (a *resourceState) Check(ctx context.Context, env *assert.Env) assert.Resul
 			}
 			return check.Candidate{Key: r.Key(), Results: results}
 		},
-		Report: check.Report{Searched: a.searched, Noun: "resource", Held: len(items)},
+		// A search returns only its matches: how many resources the server
+		// holds is unknown, so the details do not guess.
+		Report: check.Report{Searched: a.searched, Noun: "resource", Held: -1},
 	}.Result()
 	if ev, ok := res.Evidence.(check.Evidence); ok {
 		var version any
