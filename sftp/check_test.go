@@ -15,6 +15,7 @@ import (
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/sftp"
 	"github.com/assaykit/assay/sftp/sftptest"
+	"github.com/assaykit/assay/spec"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -397,5 +398,25 @@ func TestGolden(t *testing.T) {
 	}
 	if diff := cmp.Diff(strings.TrimSpace(string(want)), string(got)); diff != "" {
 		t.Errorf("evidence differs from %s (-want +got):\n%s", golden, diff)
+	}
+}
+
+// TestTypedSpec: package spec's builder decodes through this kind, key and
+// path fields alike; a spec with fields but no parse_json is rejected.
+func TestTypedSpec(t *testing.T) {
+	env := assert.NewEnv()
+	sftp.Attach(env, sftp.MemorySource(treeFiles(t)))
+	good := spec.SFTPFilePresent{PathPattern: "claims/**/*.json", ParseJSON: true, Fields: []spec.Field{
+		{Key: "claim.id", Expected: spec.String("C-1")}, {Path: "amount", Expected: spec.Number(120.5)}}}
+	a, err := assert.Decode(good.Spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := assert.Run(context.Background(), a, env); r.Status != assert.StatusPassed {
+		t.Fatalf("%s: %s", r.Status, r.Details)
+	}
+	bad := spec.SFTPFilePresent{Path: "a.json", Fields: []spec.Field{{Key: "k", Expected: spec.Null()}}}
+	if _, err := assert.Decode(bad.Spec()); err == nil || !strings.Contains(err.Error(), "parse_json") {
+		t.Fatalf("fields without parse_json: %v", err)
 	}
 }
