@@ -13,6 +13,8 @@ import (
 
 	"github.com/assaykit/assay/sftp"
 	"github.com/assaykit/assay/sftp/sftptest"
+	pkgsftp "github.com/pkg/sftp"
+	"golang.org/x/crypto/ssh"
 )
 
 func dial(t *testing.T, srv *sftptest.Server) (*sftp.Endpoint, error) {
@@ -140,5 +142,58 @@ func TestBadFiles(t *testing.T) {
 	_, err := sftptest.NewServer(sftptest.Options{Files: map[string][]byte{"../x": nil}})
 	if err == nil || !errors.Is(err, sftp.ErrBadPattern) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestUpload: an agent under test uploads into the server; the upload is
+// then evidence, and a link it makes to a file outside is not followed.
+func TestUpload(t *testing.T) {
+	for _, dir := range []string{t.TempDir(), ""} {
+		srv, err := sftptest.NewServer(sftptest.Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := ssh.Dial("tcp", srv.Addr(), &ssh.ClientConfig{User: srv.User(),
+			Auth: []ssh.AuthMethod{ssh.PublicKeys(srv.ClientKey())}, HostKeyCallback: ssh.FixedHostKey(srv.HostKeys()[0])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := pkgsftp.NewClient(conn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.MkdirAll("/outbox"); err != nil {
+			t.Fatal(err)
+		}
+		f, err := c.Create("/outbox/claim.json.part")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte(`{"claim.id": "C-1"}`))
+		f.Close()
+		if err := c.Rename("/outbox/claim.json.part", "/outbox/claim.json"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Symlink("/etc/passwd", "/outbox/leak.json"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Open("/outbox/leak.json"); dir != "" && err == nil {
+			t.Error("the server followed a link out of its folder")
+		}
+		c.Close()
+		conn.Close()
+		ep, err := dial(t, srv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := ep.ReadFile(context.Background(), "outbox/claim.json", 0)
+		if err != nil || string(data) != `{"claim.id": "C-1"}` {
+			t.Errorf("dir %q: %q %v", dir, data, err)
+		}
+		if _, err := ep.ReadFile(context.Background(), "outbox/leak.json", 0); err == nil {
+			t.Errorf("dir %q: read through a link to /etc/passwd", dir)
+		}
+		ep.Close()
+		srv.Close()
 	}
 }
