@@ -1,6 +1,7 @@
 package x12
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -511,6 +512,9 @@ func (ix *indexer) assign(i int32, id uint32, t string) bool {
 // finds nothing, a second pass lets a qualified loop open on its segment
 // alone, so that an unlisted code still starts the loop its segment starts.
 func (ix *indexer) trigger(id uint32, t string, sep byte) (int, *loopDef) {
+	if !opensLoop(id) {
+		return -1, nil
+	}
 	var q string
 	haveQ := false
 	for pass := 0; pass < 2; pass++ {
@@ -551,6 +555,36 @@ func (ix *indexer) trigger(id uint32, t string, sep byte) (int, *loopDef) {
 		}
 	}
 	return -1, nil
+}
+
+// loopSegs are the segments that open a loop other than an HL level in any
+// guide (NM1, EB, III, EQ, TRN, SVC); the rest never do.
+var loopSegs = func() []uint32 {
+	var out []uint32
+	var walk func(d *loopDef)
+	walk = func(d *loopDef) {
+		if d.seg != "HL" && !slices.Contains(out, d.segID) {
+			out = append(out, d.segID)
+		}
+		for _, c := range d.children {
+			walk(c)
+		}
+	}
+	for _, def := range []txDef{def270, def271, def276, def277, def277CA, def278Q, def278Res} {
+		for _, d := range def {
+			walk(d)
+		}
+	}
+	return out
+}()
+
+func opensLoop(id uint32) bool {
+	for _, s := range loopSegs {
+		if s == id {
+			return true
+		}
+	}
+	return false
 }
 
 func member(s string, set []string) bool {
