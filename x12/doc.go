@@ -44,11 +44,14 @@
 // bytes at a time, segment IDs compared as packed integers, and only the
 // envelope segments (and the HL segments of guided transaction sets, for
 // the hierarchy check) are looked into. It records the transaction sets
-// compactly, in a slice sized from the first set, and builds nothing per
-// segment. The segment index and the loops are built the first time
-// something needs them (Segment, or a path that names a loop); until then a
-// path without a loop reads the input in one scan (an ST path reads the
-// parse's own list of transaction sets), and through the index after.
+// compactly, in a slice sized from the first set. An input of up to 1 MiB
+// gets its segment index and loops in the same pass; a larger one builds
+// nothing per segment (the body of a transaction set is only counted) and
+// gets them the first time something needs them (Segment, or a path that
+// names a loop); until then a path without a loop reads the input in one
+// scan (an ST path reads the parse's own list of transaction sets, ST(n)
+// directly), and through the index after. Only segments that can open a
+// loop are looked up in the guide.
 //
 // # Repetitions and components
 //

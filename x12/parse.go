@@ -55,11 +55,12 @@ type isaMark struct {
 // functional group and transaction set in it, in order, and the findings
 // of the envelope checks.
 //
-// Parsing is one pass over the input that checks the envelopes; the
-// segment index and the loops of the implementation guides are built the
-// first time something needs them (Segment, a path that names a loop), so
-// that reading loop-free paths out of a large file costs a scan, not an
-// index. Values read from an Interchange are substrings of the input:
+// Parsing is one pass over the input that checks the envelopes. For an
+// input of up to 1 MiB (every response an agent gets) that pass also builds
+// the segment index and the loops of the implementation guides; a larger
+// one builds them the first time something needs them (Segment, a path that
+// names a loop), so that reading loop-free paths out of a large file costs
+// a scan, not an index. Values read from an Interchange are substrings of the input:
 // reading allocates nothing. An Interchange is immutable and safe for
 // concurrent use.
 type Interchange struct {
