@@ -51,6 +51,10 @@ type Config struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Timeout bounds connecting and the SSH handshake (default 30 s).
 	Timeout time.Duration
+	// RequestTimeout bounds one operation on the tree: listing one
+	// folder, looking up one entry, reading one file (default 2 minutes).
+	// A server that stops answering is then an error, not a hang.
+	RequestTimeout time.Duration
 	// MaxFileSize caps what is read of one file (<= 0:
 	// check.DefaultMaxFileSize).
 	MaxFileSize int64
@@ -222,6 +226,9 @@ func Open(cfg Config) (*Endpoint, error) {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 2 * time.Minute
 	}
 	e := &Endpoint{cfg: cfg}
 	e.url = "sftp://" + cfg.User + "@" + cfg.Addr + "/" + strings.TrimPrefix(cfg.Root, "/")
@@ -479,11 +486,15 @@ func call[T any](ctx context.Context, e *Endpoint, op func(c *sftp.Client) (T, e
 		v, err := op(c)
 		done <- result{v, err}
 	}()
+	timer := time.NewTimer(e.cfg.RequestTimeout)
+	defer timer.Stop()
 	select {
 	case r := <-done:
 		return r.v, r.err
 	case <-ctx.Done():
 		return zero, ctx.Err()
+	case <-timer.C:
+		return zero, fmt.Errorf("the server did not answer within %s", e.cfg.RequestTimeout)
 	}
 }
 

@@ -9,9 +9,11 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -359,5 +361,42 @@ func TestWalkLimits(t *testing.T) {
 			t.Errorf("%+v: %s: %s", tt.limits, r.Status, r.Details)
 		}
 		ep.Close()
+	}
+}
+
+// stallConn stops delivering what the server sends once stalled is set,
+// as a server that hangs does.
+type stallConn struct {
+	net.Conn
+	stalled *atomic.Bool
+}
+
+func (c stallConn) Read(p []byte) (int, error) {
+	for c.stalled.Load() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return c.Conn.Read(p)
+}
+
+func TestRequestTimeout(t *testing.T) {
+	srv := memServer(t, sftptest.Options{})
+	cfg := srv.Config(writeFile(t, string(srv.KnownHosts())))
+	var stalled atomic.Bool
+	cfg.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		return stallConn{c, &stalled}, err
+	}
+	cfg.RequestTimeout = 200 * time.Millisecond
+	ep, err := sftp.Dial(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stalled.Store(true)
+	defer func() { stalled.Store(false); ep.Close() }()
+	env := assert.NewEnv()
+	sftp.Attach(env, ep)
+	r := evaluate(t, env, `{"assert": "sftp-file-present", "path_pattern": "claims/**"}`)
+	if r.Status != assert.StatusError || !strings.Contains(r.Details, "did not answer within 200ms") {
+		t.Fatalf("%s: %s", r.Status, r.Details)
 	}
 }
