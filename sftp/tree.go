@@ -32,7 +32,8 @@ type Source interface {
 	// exist is an error wrapping fs.ErrNotExist.
 	Stat(ctx context.Context, name string) (Entry, error)
 	// Walk lists every entry below the folder dir ("" for the root),
-	// recursively, in byte order of path. Symbolic links are listed (and
+	// recursively, in byte order of path. The slice may be shared with
+	// other callers: do not modify it. Symbolic links are listed (and
 	// followed for their Entry) but never descended into. A dir that does
 	// not exist is an error wrapping fs.ErrNotExist; one that is not a
 	// folder, or is a link, wraps ErrNotFolder.
@@ -549,16 +550,15 @@ func below(w []Entry, dir string) ([]Entry, error) {
 	if e := w[i]; !e.Mode.IsDir() {
 		return nil, &fs.PathError{Op: "walk", Path: dir, Err: ErrNotFolder}
 	}
+	// Paths below dir share the prefix dir+"/", so they are one run of
+	// the sorted walk, shared rather than copied.
 	prefix := dir + "/"
 	i, _ = slices.BinarySearchFunc(w, prefix, func(e Entry, p string) int { return cmp.Compare(e.Path, p) })
-	var out []Entry
-	for ; i < len(w); i++ {
-		if !strings.HasPrefix(w[i].Path, prefix) {
-			break
-		}
-		out = append(out, w[i])
+	j := i
+	for j < len(w) && strings.HasPrefix(w[j].Path, prefix) {
+		j++
 	}
-	return out, nil
+	return w[i:j:j], nil
 }
 
 // ReadFile implements Source.
