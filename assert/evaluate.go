@@ -1,7 +1,6 @@
 package assert
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assaykit/assay/internal/jsonenc"
 	"github.com/assaykit/assay/internal/pool"
 )
 
@@ -79,7 +79,7 @@ func (cr CriterionResult) MarshalJSON() ([]byte, error) {
 	if cr.Kind != "" {
 		kind = &cr.Kind
 	}
-	return marshalNoEscape(struct {
+	return jsonenc.Marshal(struct {
 		plain
 		Kind   *string `json:"kind"`
 		Axis   *string `json:"axis"`
@@ -120,17 +120,6 @@ func (cr *CriterionResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// marshalNoEscape is json.Marshal without HTML escaping: evidence such as
-// "<PID>" reads as written.
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
 
 // Counts tallies criterion results by status.
 type Counts struct {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/assaykit/assay/internal/jsonkind"
 	"github.com/tidwall/gjson"
 	"gopkg.in/yaml.v3"
 )
@@ -251,7 +252,7 @@ func (r *Registry) decodeValue(v any, raw []byte, pos Positions) (Assertion, err
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, fail("", "", "an assertion must be an object, not "+jsonTypeName(v), nil)
+		return nil, fail("", "", "an assertion must be an object, not "+jsonkind.Of(v), nil)
 	}
 	var kind string
 	if k, has := obj["assert"]; has {
@@ -323,23 +324,6 @@ func (r *Registry) decodeValue(v any, raw []byte, pos Positions) (Assertion, err
 	return a, nil
 }
 
-func jsonTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number, float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
 
 // builtinKinds maps assay's own kinds to the package whose import registers
 // them, so that a program that forgot the import is told which one.

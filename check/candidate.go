@@ -2,11 +2,11 @@ package check
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/internal/jsonenc"
 )
 
 // Candidate is one item a check considered (a search result, a correlated
@@ -129,13 +129,9 @@ func (e Evidence) MarshalJSON() ([]byte, error) {
 }
 
 func writeJSON(b *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	b.Truncate(b.Len() - 1) // Encode's newline
-	return nil
+	data, err := jsonenc.Marshal(v)
+	b.Write(data)
+	return err
 }
 
 // Report describes a candidate check for its Result.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/internal/jsonenc"
 )
 
 // Run is the task result of one run of a benchmark, named by its folder.
@@ -18,11 +19,11 @@ type Run struct {
 
 // MarshalJSON writes {"run": NAME, ...the task result's keys...}.
 func (r Run) MarshalJSON() ([]byte, error) {
-	task, err := marshalNoEscape(r.Result)
+	task, err := jsonenc.Marshal(r.Result)
 	if err != nil {
 		return nil, err
 	}
-	name, err := marshalNoEscape(r.Name)
+	name, err := jsonenc.Marshal(r.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -53,15 +54,6 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(data, &r.Result)
 }
 
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
 
 // WriteBenchmark writes the results of many runs and their benchmark in
 // format f. JSON is {"runs": [{"run": NAME, ...task result...}],

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/assaykit/assay/internal/jsonenc"
 	"github.com/tidwall/gjson"
 )
 
@@ -73,19 +74,10 @@ func IsTerminal(w io.Writer) bool {
 }
 
 // writeJSON prints v as indented JSON without HTML escaping.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func writeJSON(w io.Writer, v any) error { return jsonenc.Write(w, v, true) }
 
 // writeJSONLine prints v as one line of JSON without HTML escaping.
-func writeJSONLine(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
+func writeJSONLine(w io.Writer, v any) error { return jsonenc.Write(w, v, false) }
 
 // FieldDiff is one failing field of a candidate check, as the evidence
 // reports it.
