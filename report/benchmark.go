@@ -54,7 +54,6 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(data, &r.Result)
 }
 
-
 // WriteBenchmark writes the results of many runs and their benchmark in
 // format f. JSON is {"runs": [{"run": NAME, ...task result...}],
 // "benchmark": {...}}; JSONL is one line per run then one
