@@ -1,7 +1,9 @@
 package assert
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"sync"
@@ -18,6 +20,33 @@ import (
 type Env struct {
 	mu      sync.RWMutex
 	sources map[reflect.Type]any
+	closers []io.Closer
+}
+
+// OnClose registers c to be closed by Close: the connection of a live
+// source (an SFTP endpoint, say) that must not outlive the evaluation.
+func (env *Env) OnClose(c io.Closer) {
+	if c == nil {
+		return
+	}
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	env.closers = append(env.closers, c)
+}
+
+// Close closes what OnClose registered, last first, and returns their
+// errors joined. An Env whose sources hold nothing open needs no Close; it
+// is safe to call more than once.
+func (env *Env) Close() error {
+	env.mu.Lock()
+	closers := env.closers
+	env.closers = nil
+	env.mu.Unlock()
+	var errs []error
+	for i := len(closers) - 1; i >= 0; i-- {
+		errs = append(errs, closers[i].Close())
+	}
+	return errors.Join(errs...)
 }
 
 // NewEnv returns an empty Env.

@@ -2,6 +2,7 @@ package assert_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -77,5 +78,36 @@ func TestMisattachedSourceIsLoud(t *testing.T) {
 	_, err := assert.Lookup[rowCounter](env)
 	if err == nil || !strings.Contains(err.Error(), "was attached under its own type") || !strings.Contains(err.Error(), "assert.Attach[assert_test.rowCounter]") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+type closeRecorder struct {
+	order *[]string
+	name  string
+}
+
+func (c closeRecorder) Close() error {
+	*c.order = append(*c.order, c.name)
+	if c.name == "b" {
+		return errors.New("b failed")
+	}
+	return nil
+}
+
+// Close closes what OnClose registered, last first, once.
+func TestEnvClose(t *testing.T) {
+	env := assert.NewEnv()
+	var order []string
+	env.OnClose(closeRecorder{&order, "a"})
+	env.OnClose(closeRecorder{&order, "b"})
+	env.OnClose(nil)
+	if err := env.Close(); err == nil || !strings.Contains(err.Error(), "b failed") {
+		t.Fatalf("err = %v", err)
+	}
+	if err := env.Close(); err != nil {
+		t.Fatalf("second close: %v", err)
+	}
+	if strings.Join(order, ",") != "b,a" {
+		t.Fatalf("closed %v", order)
 	}
 }

@@ -91,7 +91,8 @@ var ErrNotFound = errors.New("sandbox folder not found")
 
 // Load reads the snapshot in the folder dir into a new Env. Files are read
 // through check.DirFS, so a symbolic link inside the snapshot is followed
-// only while it stays inside it.
+// only while it stays inside it. Close the Env when done: a live source the
+// snapshot names (sftp.url) holds a connection until then.
 //
 // It fails only when dir itself is missing or not a folder. A missing
 // subfolder leaves that source absent (its checks report status error); an

@@ -29,10 +29,10 @@ func loadSFTP(f folder, env *assert.Env, opts Options) {
 	switch {
 	case err == nil:
 		raw := strings.TrimSpace(string(data))
-		// The endpoint's connection lives as long as the process: an Env
-		// has no close hook yet.
-		src, _ := sftp.URLSource(raw, os.Getenv("ASSAY_SFTP_KEY"), os.Getenv("ASSAY_SFTP_KNOWN_HOSTS"), opts.MaxFileSize)
+		// The endpoint's connection lives until the Env is closed.
+		src, closer := sftp.URLSource(raw, os.Getenv("ASSAY_SFTP_KEY"), os.Getenv("ASSAY_SFTP_KNOWN_HOSTS"), opts.MaxFileSize)
 		sftp.Attach(env, src)
+		env.OnClose(closer)
 		return
 	case !errors.Is(err, fs.ErrNotExist):
 		sftp.Attach(env, sftp.Unavailable(fmt.Errorf("sftp/sftp.url: %w", err)))

@@ -103,6 +103,7 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		return c.badInput("eval: %v", err)
 	}
+	defer env.Close()
 	c.warnSandbox(f.sandbox)
 	if w := assert.ScopeWarning(criteria, entity); w != "" {
 		fmt.Fprintf(c.stderr, "assay: eval: warning: %s\n", w)
@@ -284,6 +285,7 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags) i
 		var res assert.TaskResult
 		if err == nil {
 			res, _ = r.plan.Evaluate(ctx, env, assert.WithEntity(r.entity))
+			env.Close()
 		}
 		mu.Lock()
 		defer mu.Unlock()
