@@ -461,17 +461,21 @@ func validID(id string) bool { return len(id) <= 3 && packID(id, 0) != idInvalid
 // field returns element n (1-based) of segment text t, and whether the
 // segment has it.
 func field(t string, sep byte, n int) (string, bool) {
-	for k := 0; k < n; k++ {
-		i := strings.IndexByte(t, sep)
-		if i < 0 {
-			return "", false
+	k, start := 0, -1
+	for i := 0; i < len(t); i++ {
+		if t[i] == sep {
+			k++
+			if k == n {
+				start = i + 1
+			} else if k == n+1 {
+				return t[start:i], true
+			}
 		}
-		t = t[i+1:]
 	}
-	if i := strings.IndexByte(t, sep); i >= 0 {
-		return t[:i], true
+	if start >= 0 {
+		return t[start:], true
 	}
-	return t, true
+	return "", false
 }
 
 // scanner walks the segments of an interchange's input as the parse found
