@@ -307,55 +307,50 @@ func (p Path) appendLoops(dst []string, x *Interchange) []string {
 		}
 	}
 	segs, loops := x.loopIndex()
-	var buf [2][8]int32
+	// A numbered level selects one instance: the n-th, in document order,
+	// of those inside the levels before it. Unnumbered levels are never
+	// listed: a loop's enclosing loops say whether it is inside them
+	// (inChain), from level `from` on, whose instances must lie inside the
+	// instance last selected (scope; anywhere when from is 0).
+	var one [1]int32
 	var scope []int32
-	// Levels after the last numbered one need no list of their instances:
-	// a segment's enclosing loops say whether it is inside them.
-	lazy := len(p.loops)
-	for lazy > 0 && p.loops[lazy-1].occ == 0 {
-		lazy--
-	}
+	from := 0
 	for k, ref := range p.loops {
-		if k == lazy {
-			return p.appendEvery(dst, x, segs, loops, lazy, scope)
+		if ref.occ == 0 {
+			continue
 		}
-		next := buf[k%2][:0]
-		n := 0
-		if k == 0 {
-			for l := range loops {
-				if loops[l].name != ref.name {
-					continue
-				}
-				if n++; ref.occ == 0 || n == ref.occ {
-					next = append(next, int32(l))
-					if ref.occ != 0 {
-						break
-					}
+		lo, hi := int32(0), int32(len(loops)-1)
+		if scope != nil {
+			lo, hi = scope[0]+1, loops[scope[0]].last
+		}
+		n, found := 0, int32(-1)
+		for l := lo; int(l) < len(loops) && (scope == nil || loops[l].first <= hi); l++ {
+			if loops[l].name != ref.name {
+				continue
+			}
+			inside := scope == nil && from == k
+			if !inside {
+				if from == k {
+					inside = insideAny(loops, loops[l].parent, scope)
+				} else {
+					inside = p.inChain(loops, loops[l].parent, k-1, from, scope)
 				}
 			}
-		} else {
-			cursor := int32(0)
-		levels:
-			for _, s := range scope {
-				l := max(s+1, cursor)
-				for ; int(l) < len(loops) && loops[l].first <= loops[s].last; l++ {
-					if loops[l].name != ref.name || !insideAny(loops, loops[l].parent, scope) {
-						continue
-					}
-					if n++; ref.occ == 0 || n == ref.occ {
-						next = append(next, l)
-						if ref.occ != 0 {
-							break levels
-						}
-					}
+			if inside {
+				if n++; n == ref.occ {
+					found = l
+					break
 				}
-				cursor = max(cursor, l)
 			}
 		}
-		if len(next) == 0 {
+		if found < 0 {
 			return dst
 		}
-		scope = next
+		one[0] = found
+		scope, from = one[:], k+1
+	}
+	if from < len(p.loops) {
+		return p.appendEvery(dst, x, segs, loops, from, scope)
 	}
 	n, cursor := 0, int32(0)
 	for _, s := range scope {
