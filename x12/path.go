@@ -55,6 +55,9 @@ const maxOccurrence = 1 << 30
 // ParsePath compiles an X12 path.
 func ParsePath(s string) (Path, error) {
 	p := Path{text: s, occ: 1, rep: 1}
+	if n := strings.Count(s, "/"); n > 0 {
+		p.loops = make([]loopRef, 0, n) // one allocation for the loop levels
+	}
 	fail := func(at int, format string, args ...any) (Path, error) {
 		line, col := assert.LineColumn([]byte(s), at)
 		return Path{}, &PathError{Path: s, Offset: at, Location: assert.Location{Line: line, Column: col}, Msg: fmt.Sprintf(format, args...)}
