@@ -20,6 +20,10 @@ type pathFormat[Doc, Path any] struct {
 	parse     func([]byte) (Doc, error)
 	values    func(Doc, Path) []string
 	warnings  func(Doc) []string // envelope findings and the like; may be nil
+	// selectAll, when set, reads every path from the input in one pass
+	// without building a document (parse and values are then unused): what
+	// keeps a read of a 64 MiB HL7 batch near a raw scan.
+	selectAll func(data []byte, paths []Path) ([][]string, error)
 }
 
 // pathWarner is a document that can say why a path may read nothing in it
@@ -30,7 +34,7 @@ type pathWarner[Path any] interface {
 
 // registerPathFormat registers the command "assay NAME get FILE PATH...".
 func registerPathFormat[Doc, Path any](f pathFormat[Doc, Path], summary string) {
-	register(f.name, command{summary: summary, run: func(_ context.Context, c *cli, args []string) int {
+	register(f.name, command{summary: summary, usage: "assay " + f.name + " get FILE PATH...", run: func(_ context.Context, c *cli, args []string) int {
 		if len(args) == 0 {
 			f.printUsage(c.stderr)
 			return exitUsage
@@ -39,7 +43,7 @@ func registerPathFormat[Doc, Path any](f pathFormat[Doc, Path], summary string) 
 		case "get":
 			return f.get(c, args[1:])
 		case "-h", "--help", "help":
-			f.printUsage(c.stderr)
+			f.printUsage(c.stdout)
 			return exitOK
 		}
 		fmt.Fprintf(c.stderr, "assay %s: unknown subcommand %q\n", f.name, args[0])
@@ -85,6 +89,13 @@ func (f pathFormat[Doc, Path]) get(c *cli, args []string) int {
 		return c.badInput("%s get: %v", f.name, err)
 	}
 	defer in.Close()
+	if f.selectAll != nil {
+		values, err := f.selectAll(in.Bytes(), paths)
+		if err != nil {
+			return c.badInput("%s get: %s: %v", f.name, file, err)
+		}
+		return c.printPaths(f.name, raw, func(i int) []string { return values[i] })
+	}
 	doc, err := f.parse(in.Bytes())
 	if err != nil {
 		return c.badInput("%s get: %s: %v", f.name, file, err)
@@ -97,21 +108,29 @@ func (f pathFormat[Doc, Path]) get(c *cli, args []string) int {
 	// A format whose documents can say why a path reads nothing (an X12
 	// loop path in a transaction set without a guide) warns about it.
 	pw, _ := any(doc).(pathWarner[Path])
-	out := make(pathValues, 0, len(paths))
-	seen := map[string]bool{}
-	for i, p := range paths {
-		if !seen[raw[i]] {
-			seen[raw[i]] = true
-			if pw != nil {
-				if w := pw.PathWarning(p); w != "" {
-					fmt.Fprintf(c.stderr, "assay: warning: %s: %s\n", file, w)
-				}
+	return c.printPaths(f.name, raw, func(i int) []string {
+		if pw != nil {
+			if w := pw.PathWarning(paths[i]); w != "" {
+				fmt.Fprintf(c.stderr, "assay: warning: %s: %s\n", file, w)
 			}
-			out = append(out, pathValue{path: raw[i], values: f.values(doc, p)})
+		}
+		return f.values(doc, paths[i])
+	})
+}
+
+// printPaths prints each path (the first time it is given) with the values
+// values(i) reads for it, as one JSON object in the order given.
+func (c *cli) printPaths(name string, raw []string, values func(i int) []string) int {
+	out := make(pathValues, 0, len(raw))
+	seen := map[string]bool{}
+	for i, path := range raw {
+		if !seen[path] {
+			seen[path] = true
+			out = append(out, pathValue{path: path, values: values(i)})
 		}
 	}
 	if err := writeJSON(c.stdout, out); err != nil {
-		return c.badInput("%s get: %v", f.name, err)
+		return c.badInput("%s get: %v", name, err)
 	}
 	return exitOK
 }

@@ -10,5 +10,6 @@ func init() {
 		parsePath: hl7.ParsePath,
 		parse:     hl7.Parse,
 		values:    func(b *hl7.Batch, p hl7.Path) []string { return b.Texts(p) },
+		selectAll: func(data []byte, paths []hl7.Path) ([][]string, error) { return hl7.Select(data, paths...) },
 	}, "read values from an HL7 v2 file: hl7 get FILE PATH...")
 }
