@@ -120,7 +120,6 @@ func (cr *CriterionResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-
 // Counts tallies criterion results by status.
 type Counts struct {
 	Passed int `json:"passed"`

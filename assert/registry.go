@@ -324,7 +324,6 @@ func (r *Registry) decodeValue(v any, raw []byte, pos Positions) (Assertion, err
 	return a, nil
 }
 
-
 // builtinKinds maps assay's own kinds to the package whose import registers
 // them, so that a program that forgot the import is told which one.
 var builtinKinds = map[string]string{

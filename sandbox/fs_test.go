@@ -16,7 +16,9 @@ import (
 
 // tally is the evidence of a kind a user wrote: how many lines a file of
 // the snapshot's tally/ folder holds.
-type tally interface{ Lines(ctx context.Context) (int, error) }
+type tally interface {
+	Lines(ctx context.Context) (int, error)
+}
 
 type tallyFile struct{ fsys fs.FS }
 
