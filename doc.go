@@ -25,7 +25,8 @@
 //     kind.
 //   - client: the criteria API client; client/clienttest fakes the API for
 //     tests.
-//   - cmd/assay: the command, for harnesses written in any language.
+//   - command and cmd/assay: the command, for harnesses written in any
+//     language; command.Main builds a command with kinds of your own.
 //
 // A complete evaluation, as cmd/assay eval does it:
 //

@@ -47,7 +47,7 @@ func allowedImports(pkg string) (allowed func(string) bool, constrained bool) {
 	case strings.HasPrefix(pkg, "client/"):
 		return func(dep string) bool { return dep == "assert" || dep == "spec" || dep == "client" || internal(dep) }, true
 	}
-	return nil, false // sandbox, cmd/assay and examples import many
+	return nil, false // sandbox, command, cmd/assay, report and examples import many
 }
 
 // TestLayering parses every non-test Go file of the module and checks its

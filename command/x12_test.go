@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 )
 
 func TestX12Get(t *testing.T) {
-	const dir = "../../x12/testdata/"
+	const dir = "../x12/testdata/"
 	tests := []struct {
 		name   string
 		args   []string
@@ -43,7 +43,7 @@ func TestX12Get(t *testing.T) {
 			args:   []string{"x12", "get", dir + "corpus/lfh_270_bad_se_segment_count.x12", "SE01"},
 			code:   exitOK,
 			stdout: "{\n  \"SE01\": \"27\"\n}\n",
-			stderr: `assay: warning: ../../x12/testdata/corpus/lfh_270_bad_se_segment_count.x12: 19:1: segment 19: SE: SE01 counts "27" segments`,
+			stderr: `assay: warning: ../x12/testdata/corpus/lfh_270_bad_se_segment_count.x12: 19:1: segment 19: SE: SE01 counts "27" segments`,
 		},
 		{
 			name:   "not X12",

@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-const example = "../../examples/priorauth"
+const example = "../examples/priorauth"
 
 // writeFile writes content under dir and returns its path.
 func writeFile(t *testing.T, dir, name, content string) string {
@@ -101,11 +101,11 @@ func TestEvalUsage(t *testing.T) {
 var timestamps = regexp.MustCompile(`"(started_at|completed_at)": "[^"]+"`)
 
 // TestEvalExample pins the output of the bundled example in every format
-// against golden files (go test ./cmd/assay -run TestEvalExample -update
+// against golden files (go test ./command -run TestEvalExample -update
 // rewrites them). The example is a rollout with instructive failures: its
 // verdict is partial, so eval exits 1.
 func TestEvalExample(t *testing.T) {
-	repo, err := filepath.Abs("../..")
+	repo, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"encoding/json"
@@ -161,7 +161,7 @@ func TestHelpExitsZeroOnStdout(t *testing.T) {
 // document.
 func TestShardingExamples(t *testing.T) {
 	for _, name := range []string{"k8s-indexed-job.yaml", "github-actions.yaml"} {
-		data, err := os.ReadFile(filepath.Join("../../examples/sharding", name))
+		data, err := os.ReadFile(filepath.Join("../examples/sharding", name))
 		if err != nil {
 			t.Fatal(err)
 		}

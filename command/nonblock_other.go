@@ -1,5 +1,5 @@
 //go:build !unix
 
-package main
+package command
 
 const nonBlock = 0

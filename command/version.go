@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register("version", command{summary: "print the module version and build information", usage: "assay version", run: runVersion})
+	register("version", subcommand{summary: "print the module version and build information", usage: "assay version", run: runVersion})
 }
 
 // runVersion prints the module's version (from the build information Go

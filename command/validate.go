@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register("validate", command{summary: "validate suite, task and criteria files (every problem at once)", usage: "assay validate FILE...", run: runValidate})
+	register("validate", subcommand{summary: "validate suite, task and criteria files (every problem at once)", usage: "assay validate FILE...", run: runValidate})
 }
 
 // problem is one thing wrong with a file, located by line:column (YAML) or

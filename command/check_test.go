@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"bytes"
@@ -64,8 +64,8 @@ func scriptExitCode(ts *testscript.TestScript, neg bool, args []string) {
 // The example in examples/clibench checks as its README says: one model
 // is below its informational threshold, so a warning and exit 0.
 func TestCheckExample(t *testing.T) {
-	stdout, stderr, code := runAssay(t, nil, "check", "--suite", "../../examples/clibench/cli-bench.yaml",
-		"--trace", "../../examples/clibench/trace.json", "--format", "json")
+	stdout, stderr, code := runAssay(t, nil, "check", "--suite", "../examples/clibench/cli-bench.yaml",
+		"--trace", "../examples/clibench/trace.json", "--format", "json")
 	if code != exitOK || !strings.Contains(stderr, "warning: model openai/gpt-4.1 passed 60% of its runs, below the minimum 65%") {
 		t.Fatalf("code %d, stderr %q", code, stderr)
 	}
@@ -79,8 +79,8 @@ func TestCheckExample(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 	// The text format says the same.
-	text, _, code := runAssay(t, nil, "check", "--suite", "../../examples/clibench/cli-bench.yaml",
-		"--trace", "../../examples/clibench/trace.json", "--task", "total-amount")
+	text, _, code := runAssay(t, nil, "check", "--suite", "../examples/clibench/cli-bench.yaml",
+		"--trace", "../examples/clibench/trace.json", "--task", "total-amount")
 	if code != exitFail || !strings.Contains(text, "FAIL  total-amount [openai/gpt-4.1] #1") || strings.Contains(text, "active-names") {
 		t.Errorf("--task total-amount: code %d\n%s", code, text)
 	}

@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ import (
 )
 
 func init() {
-	register("eval", command{
+	register("eval", subcommand{
 		summary: "evaluate criteria against a sandbox snapshot, or against every run of a benchmark",
 		usage: "assay eval --criteria FILE --sandbox DIR [--entity ID] [--format text|json|junit]\n" +
 			"       assay eval --runs DIR [--criteria FILE] [--shard K/N] [--format text|json|junit|jsonl]\n" +

@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ type pathWarner[Path any] interface {
 
 // registerPathFormat registers the command "assay NAME get FILE PATH...".
 func registerPathFormat[Doc, Path any](f pathFormat[Doc, Path], summary string) {
-	register(f.name, command{summary: summary, usage: "assay " + f.name + " get FILE PATH...", run: func(_ context.Context, c *cli, args []string) int {
+	register(f.name, subcommand{summary: summary, usage: "assay " + f.name + " get FILE PATH...", run: func(_ context.Context, c *cli, args []string) int {
 		if len(args) == 0 {
 			f.printUsage(c.stderr)
 			return exitUsage

@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register("schema", command{summary: "print the JSON Schema of a kind, the suite file, the criterion object or a criteria file",
+	register("schema", subcommand{summary: "print the JSON Schema of a kind, the suite file, the criterion object or a criteria file",
 		usage: "assay schema [KIND|suite|criterion|criteria] [--draft 2020-12|07]", run: runSchema})
 }
 

@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"encoding/json"
@@ -76,7 +76,7 @@ func TestSchema(t *testing.T) {
 // The criteria-file schema completes and checks criteria in editors: it
 // accepts the example's criteria and rejects a typo, in both drafts.
 func TestSchemaCriteriaFile(t *testing.T) {
-	example, err := os.ReadFile("../../examples/priorauth/criteria.json")
+	example, err := os.ReadFile("../examples/priorauth/criteria.json")
 	if err != nil {
 		t.Fatal(err)
 	}

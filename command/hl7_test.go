@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"os"
@@ -49,7 +49,7 @@ func TestHL7Get(t *testing.T) {
 }
 
 func TestHL7GetCorpusFile(t *testing.T) {
-	file := filepath.Join("..", "..", "hl7", "testdata", "own", "mllp_two_frames.hl7")
+	file := filepath.Join("..", "hl7", "testdata", "own", "mllp_two_frames.hl7")
 	stdout, _, code := runAssay(t, nil, "hl7", "get", file, "MSH[*].10", "OBX[*].5")
 	want := "{\n  \"MSH[*].10\": [\n    \"FRAME-1\",\n    \"FRAME-2\"\n  ],\n  \"OBX[*].5\": [\n    \"1\",\n    \"2\",\n    \"3\"\n  ]\n}\n"
 	if code != exitOK || stdout != want {

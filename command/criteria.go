@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register("criteria", command{summary: "call the criteria API: list, get, create, update, delete",
+	register("criteria", subcommand{summary: "call the criteria API: list, get, create, update, delete",
 		usage: "assay criteria list|get|create|update|delete [ID] [--task ID] [--file FILE] [--base-url URL]", run: runCriteria})
 }
 

@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register("check", command{summary: "evaluate cli-bench tasks against recorded traces",
+	register("check", subcommand{summary: "evaluate cli-bench tasks against recorded traces",
 		usage: "assay check --suite FILE --trace FILE [--task ID] [--format text|json|junit] [--no-color]", run: runCheck})
 	extraSchemas["suite"] = func() json.RawMessage { return json.RawMessage(clitask.SuiteSchema) }
 	yamlValidator = validateSuiteYAML

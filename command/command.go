@@ -1,0 +1,170 @@
+// Package command is the assay command, importable: cmd/assay is a few
+// lines around Main, and a team that registers kinds of its own builds its
+// own command the same way and keeps validate, eval, schema, check, the
+// criteria API and every output format:
+//
+//	func main() {
+//		mykind.Register(assert.DefaultRegistry()) // beside every built-in kind
+//		_ = clitask.BecomeSubreaper()              // as assay does, for verify
+//		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+//		defer stop()
+//		os.Exit(command.Main(ctx, os.Args[1:], command.Config{}))
+//	}
+//
+// The subcommands:
+//
+//	assay eval --criteria FILE --sandbox DIR [--entity ID] [--format text|json|junit]
+//	assay eval --runs DIR [--criteria FILE] [--shard K/N] [--format text|json|junit|jsonl]
+//	assay eval --merge [--format ...] FILE.jsonl...
+//	assay check --suite FILE --trace FILE [--task ID] [--format text|json|junit]
+//	assay validate FILE...
+//	assay schema [KIND|suite|criterion|criteria] [--draft 07]
+//	assay hl7 get FILE PATH...
+//	assay x12 get FILE PATH...
+//	assay criteria list|get|create|update|delete ...
+//	assay version
+//
+// Exit codes: 0 success (eval: verdict pass; check: every task passed), 1 a
+// failing result (or an API error), 2 bad usage or bad input. Main never
+// panics: a bug is reported as a message and exit code 2.
+package command
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/assaykit/assay/assert"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// cli carries a command's standard streams and environment, so tests can run
+// commands in-process.
+type cli struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+	getenv         func(string) string
+	// registry decodes every spec; the default registry unless a program
+	// embedding the command gives its own.
+	registry *assert.Registry
+	// helped is set when a subcommand printed its usage for -h/--help:
+	// that is a success, whatever the subcommand returned.
+	helped bool
+}
+
+// subcommand is one subcommand. Each lives in its own file and adds itself
+// to commands from init.
+type subcommand struct {
+	summary string
+	// usage is the synopsis printed by -h, e.g. "assay eval --criteria FILE ...".
+	usage string
+	run   func(ctx context.Context, c *cli, args []string) int
+}
+
+var commands = map[string]subcommand{}
+
+func register(name string, cmd subcommand) {
+	if _, dup := commands[name]; dup {
+		panic("assay: two commands named " + name)
+	}
+	commands[name] = cmd
+}
+
+// Config is what Main runs with. Its zero value is the process's: standard
+// streams, os.Getenv and assert's default registry.
+type Config struct {
+	// Stdin, Stdout and Stderr default to the process's.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Getenv reads the environment (ASSAY_BASE_URL, ASSAY_API_KEY,
+	// ASSAY_JUDGE_*, NO_COLOR); nil means os.Getenv.
+	Getenv func(string) string
+	// Registry decodes every spec; nil means assert.DefaultRegistry(),
+	// which every imported domain package (and sandbox, which imports them
+	// all) has filled. A registry of your own must hold every kind your
+	// files use.
+	Registry *assert.Registry
+}
+
+// Main runs the assay command with args (without the program name) and
+// returns its exit code. ctx ends the run early (Ctrl-C, say): checks not
+// yet run report status error.
+func Main(ctx context.Context, args []string, cfg Config) int {
+	c := &cli{stdout: cfg.Stdout, stderr: cfg.Stderr, stdin: cfg.Stdin, getenv: cfg.Getenv, registry: cfg.Registry}
+	if c.stdout == nil {
+		c.stdout = os.Stdout
+	}
+	if c.stderr == nil {
+		c.stderr = os.Stderr
+	}
+	if c.stdin == nil {
+		c.stdin = os.Stdin
+	}
+	if c.getenv == nil {
+		c.getenv = os.Getenv
+	}
+	return run(ctx, c, args)
+}
+
+// run dispatches to a subcommand. A panic anywhere below is turned into a
+// message and exit code 2: the command's contract is never a stack trace.
+func run(ctx context.Context, c *cli, args []string) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(c.stderr, "assay: internal error: %v\n", p)
+			code = exitUsage
+		}
+	}()
+	if len(args) == 0 {
+		usage(c.stderr)
+		return exitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(c.stdout)
+		return exitOK
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(c.stderr, "assay: unknown command %q\n", args[0])
+		usage(c.stderr)
+		return exitUsage
+	}
+	if c.registry == nil {
+		c.registry = assert.DefaultRegistry()
+	}
+	code = cmd.run(ctx, c, args[1:])
+	if c.helped {
+		return exitOK
+	}
+	return code
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: assay COMMAND [flags]")
+	fmt.Fprintln(w, "\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nexit codes: 0 ok, 1 failing result, 2 bad usage or input")
+}
+
+// badInput prints a message to stderr and returns exit code 2.
+func (c *cli) badInput(format string, args ...any) int {
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintln(c.stderr, "assay: "+strings.TrimRight(msg, "\n"))
+	return exitUsage
+}
