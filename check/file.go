@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/assaykit/assay/internal/filekind"
 )
 
 // DefaultMaxFileSize is how many bytes of one evidence file a source reads
@@ -77,7 +79,7 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 		return fail(0, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return fail(0, fmt.Errorf("%w (it is %s)", ErrNotRegular, modeName(fi.Mode())))
+		return fail(0, fmt.Errorf("%w (it is %s)", ErrNotRegular, filekind.Of(fi.Mode())))
 	}
 	if fi.Size() > limit {
 		return fail(fi.Size(), ErrTooLarge)
@@ -93,7 +95,7 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 		return fail(0, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return fail(0, fmt.Errorf("%w (it is %s)", ErrNotRegular, modeName(fi.Mode())))
+		return fail(0, fmt.Errorf("%w (it is %s)", ErrNotRegular, filekind.Of(fi.Mode())))
 	}
 	buf := make([]byte, 0, min(fi.Size(), limit)+1)
 	for {
@@ -116,23 +118,6 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 		return fail(int64(len(buf)), ErrTooLarge)
 	}
 	return buf, nil
-}
-
-// modeName says what kind of file a mode describes.
-func modeName(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "not a regular file"
 }
 
 // DirFS returns the file system of the folder dir, for sources that read a

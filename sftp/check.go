@@ -13,6 +13,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/filekind"
 	"github.com/assaykit/assay/internal/pool"
 	"github.com/tidwall/gjson"
 )
@@ -203,7 +204,7 @@ func (a *filePresent) Check(ctx context.Context, env *assert.Env) assert.Result 
 		case e.Problem != "":
 			excluded = append(excluded, exclusion{e.Path, e.Problem})
 		case !e.Resolved.IsRegular():
-			what := modeName(e.Resolved)
+			what := filekind.Of(e.Resolved)
 			if e.IsLink() {
 				what = "a symbolic link to " + strings.TrimPrefix(what, "not ")
 			}

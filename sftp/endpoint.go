@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/filekind"
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
@@ -575,7 +576,7 @@ func (b *endpointBackend) readFile(ctx context.Context, name string, limit, size
 			return fail(0, err)
 		}
 		if !fi.Mode().IsRegular() {
-			return fail(0, fmt.Errorf("%w (it is %s)", check.ErrNotRegular, modeName(fi.Mode())))
+			return fail(0, fmt.Errorf("%w (it is %s)", check.ErrNotRegular, filekind.Of(fi.Mode())))
 		}
 		if fi.Size() > limit {
 			return fail(fi.Size(), check.ErrTooLarge)

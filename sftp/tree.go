@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/filekind"
 	"github.com/assaykit/assay/internal/pool"
 )
 
@@ -577,7 +578,7 @@ func (t *tree) ReadFile(ctx context.Context, name string, limit int64) ([]byte, 
 		return nil, &check.FileError{Path: name, Err: fmt.Errorf("%w: %s", check.ErrNotRegular, e.Problem)}
 	}
 	if !e.Resolved.IsRegular() {
-		return nil, &check.FileError{Path: name, Err: fmt.Errorf("%w (it is %s)", check.ErrNotRegular, modeName(e.Resolved))}
+		return nil, &check.FileError{Path: name, Err: fmt.Errorf("%w (it is %s)", check.ErrNotRegular, filekind.Of(e.Resolved))}
 	}
 	if e.Size > limit {
 		return nil, &check.FileError{Path: name, Size: e.Size, Limit: limit, Err: check.ErrTooLarge}
@@ -630,23 +631,4 @@ func (t *tree) read(ctx context.Context, name string, limit, size int64) ([]byte
 	t.mu.Unlock()
 	close(c.done)
 	return c.data, c.err
-}
-
-// modeName says what kind of entry a mode describes.
-func modeName(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "a regular file"
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
 }

@@ -15,6 +15,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/assaykit/assay/internal/filekind"
 )
 
 // ErrNotRegular is wrapped by the error for a path that is not a regular
@@ -55,7 +57,7 @@ func Open(name string) (*File, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, modeName(fi.Mode()))}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, filekind.Of(fi.Mode()))}
 	}
 	f, err := os.OpenFile(name, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
@@ -67,7 +69,7 @@ func Open(name string) (*File, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, modeName(fi.Mode()))}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, filekind.Of(fi.Mode()))}
 	}
 	size := fi.Size()
 	if size == 0 {
@@ -102,18 +104,4 @@ func readAll(f *os.File, size int64) ([]byte, error) {
 		return nil, err
 	}
 	return append(buf, rest...), nil
-}
-
-func modeName(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
 }
