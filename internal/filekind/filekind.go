@@ -1,5 +1,3 @@
-// Package filekind names the kind of a file system entry the one way
-// assay's messages say it: "a regular file", "a folder", "a FIFO", ...
 package filekind
 
 import "io/fs"
