@@ -65,7 +65,7 @@
 //
 // Parsing:
 //   - Terminators are chosen per MLLP frame, or per input when it is not
-//     framed (DESIGN section 12 rule 9): a frame that holds a CR (other than
+//     framed: a frame that holds a CR (other than
 //     the one after an end block) ends segments at CR or CRLF, and a lone
 //     LF inside a segment is data; otherwise LF ends segments. An LF right
 //     before a CR ends the segment with it (LF CR is one line break, as

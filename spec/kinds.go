@@ -13,8 +13,8 @@ type Builder interface {
 	Spec() assert.Spec
 }
 
-// The criteria kinds. Each writes {"assert": KIND, ...} with the keys of
-// DESIGN.md section 4, in its order.
+// The criteria kinds. Each writes {"assert": KIND, ...} with the kind's
+// exact keys, in the order its documentation lists them.
 
 // FHIRResourceState is a fhir-resource-state assertion: search
 // ResourceType with Search, and some match satisfies every field.
