@@ -12,6 +12,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/filekind"
 )
 
 // FileEvidence is the evidence of file_exists and file_contains: the path as
@@ -306,21 +307,17 @@ func (c fileContainsCheck) Check(ctx context.Context, env *assert.Env) assert.Re
 	return assert.Fail(0, fmt.Sprintf("%s does not contain %s.", quote(c.path), quote(c.text)), ev)
 }
 
-// entryName says what kind of entry a mode describes, with its article.
+// entryName says what kind of entry a mode describes, with its article, in
+// cli-bench's words ("a file", "a directory": what file_exists reports);
+// other kinds of entry are named as everywhere in assay.
 func entryName(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
 	case m.IsRegular():
 		return "a file"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
-		return "a device"
 	}
-	return "a special file"
+	return filekind.Of(m)
 }
 
 // notExist reports whether err says a path does not exist; a path through a
