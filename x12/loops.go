@@ -392,8 +392,8 @@ func (x *Interchange) setIndex(ix *indexer) {
 func (x *Interchange) buildIndex() {
 	ix := newIndexer(x, x.nsegs)
 	guided := false
-	for _, ts := range x.sets {
-		if ts.guide != guideNone {
+	for k := range x.sets {
+		if x.guide(k) != guideNone {
 			guided = true
 			break
 		}
@@ -405,7 +405,6 @@ func (x *Interchange) buildIndex() {
 	sc := x.scan()
 	tx := 0 // the next transaction set
 	var inTx bool
-	var txEnd int32
 	for {
 		start, end, ok := sc.next()
 		if !ok {
@@ -416,25 +415,25 @@ func (x *Interchange) buildIndex() {
 		if !guided {
 			continue
 		}
-		if tx < len(x.sets) && i == x.sets[tx].start {
-			ts := x.sets[tx]
-			ix.def = txDefOf(ts.guide)
-			inTx, txEnd = ix.def != nil, ts.end
-			ix.startTx(ts.guide)
+		if tx < len(x.sets) && int32(start) == x.sets[tx] {
+			g := x.guide(tx)
+			ix.def = txDefOf(g)
+			inTx = ix.def != nil
+			ix.startTx(g)
 			tx++
 			continue
 		}
 		if !inTx {
 			continue
 		}
-		if i > txEnd {
-			inTx = false
-			continue
-		}
 		ix.sep = sc.d.Element
 		t := x.data[start:end]
 		switch id := packID(t, ix.sep); id {
-		case idInvalid, idISA, idGS, idST, idSE, idGE, idIEA, idTA1:
+		case idSE, idISA, idGS, idGE, idIEA:
+			// The set ends at its SE, or before the envelope segment that
+			// shows its SE is missing (as the parse ends it).
+			inTx = false
+		case idInvalid, idST, idTA1:
 		default:
 			ix.assign(i, id, t)
 		}

@@ -68,7 +68,8 @@ type Interchange struct {
 	nsegs    int
 	marks    []isaMark
 	delims   []Delimiters
-	sets     []txSet // the transaction sets, compactly
+	sets     []int32 // the byte offset of each transaction set's ST segment
+	groups   []int32 // the byte offset of each GS segment
 	findings []Finding
 	txs      struct {
 		once sync.Once
@@ -85,18 +86,96 @@ type Interchange struct {
 	// parsing one response allocates no slices for them.
 	delims0 [1]Delimiters
 	marks0  [1]isaMark
-	sets0   [1]txSet
+	sets0   [1]int32
+	groups0 [1]int32
 }
 
-// txSet is one transaction set as the parse records it: offsets only, so
-// that a file of a hundred thousand sets holds no pointers for the
-// garbage collector; Transactions builds the exported form on first use.
-type txSet struct {
-	start, end    int32 // indexes of the ST and SE (or last) segments
-	stAt, stEnd   int32 // the ST segment's text
-	verAt, verEnd int32 // the version: ST03, or the group's GS08
-	delims        int32 // index into Interchange.delims
-	guide         uint8 // the guide of the set (guideNone...)
+// The parse keeps four bytes per transaction set, the offset of its ST
+// segment (and four per functional group, the offset of its GS), so that a
+// file of a hundred thousand sets costs half a megabyte and holds no
+// pointers for the garbage collector. The rest is derived from the ST
+// segment when asked for: its text and delimiters (stSegment), its version
+// and guide (setInfo), and the indexes of its first and last segments
+// (Transactions, by a scan).
+
+// markOf returns the index of the ISA mark (and delimiters) in force at
+// byte offset off: the last one that starts at or before it.
+func (x *Interchange) markOf(off int32) int {
+	m := x.marks
+	if len(m) == 1 || off < m[1].start {
+		return 0
+	}
+	lo, hi := 1, len(m) // m[lo].start <= off; answer in [lo, hi)
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if m[mid].start <= off {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// segmentAt returns the text of the segment at byte offset off (not an ISA
+// mark), up to its terminator, and the delimiters it is read with.
+func (x *Interchange) segmentAt(off int32) (string, *Delimiters) {
+	d := &x.delims[x.markOf(off)]
+	end := indexFrom(x.data, int(off), d.Segment)
+	if end < 0 {
+		end = len(x.data)
+	}
+	return x.data[off:end], d
+}
+
+// stSegment returns the text of transaction set k's ST segment and its
+// delimiters.
+func (x *Interchange) stSegment(k int) (string, *Delimiters) { return x.segmentAt(x.sets[k]) }
+
+// gs08 returns GS08 of the last GS before byte offset off: the version a
+// transaction set without ST03 takes ("" when no GS comes before it).
+func (x *Interchange) gs08(off int32) string {
+	g := x.groups
+	lo, hi := 0, len(g) // the answer is g[lo-1]
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if g[mid] < off {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == 0 {
+		return ""
+	}
+	t, d := x.segmentAt(g[lo-1])
+	v, _ := field(t, d.Element, 8)
+	return v
+}
+
+// setInfo returns ST01, ST02 and the version (ST03, or the group's GS08)
+// of transaction set k, and its guide.
+func (x *Interchange) setInfo(k int) (code, control, version string, guide uint8) {
+	t, d := x.stSegment(k)
+	code, _ = field(t, d.Element, 1)
+	control, _ = field(t, d.Element, 2)
+	st03, _ := field(t, d.Element, 3)
+	gs08 := ""
+	if st03 == "" {
+		gs08 = x.gs08(x.sets[k])
+	}
+	version = st03
+	if version == "" {
+		version = gs08
+	}
+	guide = guideFor(code, gs08, st03)
+	return code, control, version, guide
+}
+
+// guide returns the guide of transaction set k.
+func (x *Interchange) guide(k int) uint8 {
+	_, _, _, g := x.setInfo(k)
+	return g
 }
 
 // Transaction is one transaction set (ST to SE) of an interchange.
@@ -229,7 +308,7 @@ func ParseString(s string, opts ...Option) (*Interchange, error) {
 		return nil, err
 	}
 	x := &Interchange{data: s}
-	x.delims, x.marks, x.sets = x.delims0[:0], x.marks0[:0], x.sets0[:0]
+	x.delims, x.marks, x.sets, x.groups = x.delims0[:0], x.marks0[:0], x.sets0[:0], x.groups0[:0]
 	p := &parser{x: x, s: s}
 	p.hl.stack, p.hl.seen, p.hl.data = p.stackBuf[:0], p.seenBuf[:0], s
 	if len(s) <= eagerLimit {
@@ -541,7 +620,6 @@ type parser struct {
 	sets              int // transaction sets in the open group
 	count             int // segments of the open transaction set, ST included
 	version           string
-	verAt             int32  // offset of the open group's GS08
 	control           string // ST02 of the open transaction set
 	guide             uint8  // the guide of the open transaction set
 	// the guide of the last transaction set, and what it was chosen by
@@ -689,7 +767,7 @@ func (p *parser) segment(i int32, start, end int) {
 		p.inGS, p.gs, p.gsAt, p.gsEnd, p.sets = true, i, start, end, 0
 		p.groups++
 		p.version = p.elem(start, end, 8)
-		p.verAt = int32(start + strings.Index(p.s[start:end], p.version)) // GS08 is a substring of the GS
+		p.x.groups = append(p.x.groups, int32(start))
 	case idST:
 		if !p.inGS {
 			p.find(i, start, end, "ST outside a functional group: no GS is open")
@@ -703,33 +781,26 @@ func (p *parser) segment(i int32, start, end int) {
 		p.elemBounds(start, end, b[:])
 		code, version := p.s[b[0]:b[1]], p.s[b[4]:b[5]]
 		p.control = p.s[b[2]:b[3]]
-		ts := txSet{start: i, end: -1, stAt: int32(start), stEnd: int32(end), delims: int32(len(p.x.delims) - 1)}
-		if version != "" {
-			ts.verAt, ts.verEnd = int32(b[4]), int32(b[5])
-		} else if p.version != "" {
-			ts.verAt, ts.verEnd = p.verAt, p.verAt+int32(len(p.version))
-		}
 		if code != p.lastCode || version != p.lastVersion || p.version != p.lastGS08 {
 			p.lastCode, p.lastVersion, p.lastGS08 = code, version, p.version
 			p.lastGuide = guideFor(code, p.version, version)
 		}
 		p.guide = p.lastGuide
-		ts.guide = p.guide
 		if len(p.x.sets) == 1 && cap(p.x.sets) < 64 {
 			// Size the list from the first set: most files repeat sets of
 			// about one size.
 			first := p.x.sets[0]
-			if n := len(p.s) / max(int(int32(start)-first.stAt), 1); n > 1 {
-				grown := make([]txSet, 1, min(n+16, len(p.s)/8+1))
+			if n := len(p.s) / max(start-int(first), 1); n > 1 {
+				grown := make([]int32, 1, min(n+16, len(p.s)/8+1))
 				grown[0] = first
 				p.x.sets = grown
 			}
 		}
-		p.x.sets = append(p.x.sets, ts)
+		p.x.sets = append(p.x.sets, int32(start))
 		p.hl.start()
 		if p.ix != nil {
-			p.ix.def = txDefOf(ts.guide)
-			p.ix.startTx(ts.guide)
+			p.ix.def = txDefOf(p.guide)
+			p.ix.startTx(p.guide)
 		}
 	case idSE:
 		if !p.inST {
@@ -793,13 +864,10 @@ func (p *parser) closeOpen(i int32, start, end int, st, gs, isa bool) {
 // true, else the segment that shows the SE is missing.
 func (p *parser) closeST(i int32, start, end int, found bool) {
 	p.inST = false
-	tx := &p.x.sets[len(p.x.sets)-1]
 	if !found {
-		tx.end = i - 1
 		p.find(i, start, end, "transaction set "+strconv.Quote(p.control)+" (ST at segment "+strconv.Itoa(int(p.st)+1)+") has no SE")
 		return
 	}
-	tx.end = i
 	var b [4]int // SE01, SE02
 	p.elemBounds(start, end, b[:])
 	if se01 := p.s[b[0]:b[1]]; !countIs(se01, p.count) {
@@ -846,7 +914,6 @@ func (p *parser) finish() {
 	lastID := segmentID(p.s[p.lastStart:p.lastEnd], p.d.Element)
 	if p.inST {
 		p.inST = false
-		p.x.sets[len(p.x.sets)-1].end = last
 		p.findAt(len(p.s), last, lastID, "the input ends before the SE of transaction set "+strconv.Quote(p.control)+" (ST at segment "+strconv.Itoa(int(p.st)+1)+")")
 	}
 	if p.inGS {
@@ -958,21 +1025,52 @@ func (x *Interchange) Transactions() []Transaction {
 		if len(x.sets) == 0 {
 			return
 		}
-		x.txs.list = make([]Transaction, len(x.sets))
-		for k, ts := range x.sets {
-			x.txs.list[k] = x.transaction(ts)
+		list := make([]Transaction, len(x.sets))
+		for k := range x.sets {
+			list[k] = x.transaction(k)
 		}
+		// The segment indexes, by a scan that ends each set where the
+		// parse did: at its SE, before the ISA, GS, GE, IEA or ST that
+		// shows the SE is missing, or at the last segment.
+		sc := x.scan()
+		i, k, open := -1, 0, -1
+		for {
+			start, end, ok := sc.next()
+			if !ok {
+				break
+			}
+			i++
+			if k < len(x.sets) && start == int(x.sets[k]) {
+				if open >= 0 {
+					list[open].End = i - 1
+				}
+				list[k].Start, open = i, k
+				k++
+				continue
+			}
+			if open < 0 {
+				continue
+			}
+			switch packID(x.data[start:end], sc.d.Element) {
+			case idSE:
+				list[open].End, open = i, -1
+			case idISA, idGS, idGE, idIEA:
+				list[open].End, open = i-1, -1
+			}
+		}
+		if open >= 0 {
+			list[open].End = i
+		}
+		x.txs.list = list
 	})
 	return x.txs.list
 }
 
-// transaction builds the exported form of a transaction set.
-func (x *Interchange) transaction(ts txSet) Transaction {
-	t := x.data[ts.stAt:ts.stEnd]
-	sep := x.delims[ts.delims].Element
-	code, _ := field(t, sep, 1)
-	control, _ := field(t, sep, 2)
-	return Transaction{Code: code, Control: control, Version: x.data[ts.verAt:ts.verEnd], Start: int(ts.start), End: int(ts.end)}
+// transaction builds the exported form of transaction set k, without its
+// segment indexes.
+func (x *Interchange) transaction(k int) Transaction {
+	code, control, version, _ := x.setInfo(k)
+	return Transaction{Code: code, Control: control, Version: version}
 }
 
 // Findings returns what is wrong with the envelopes and the HL hierarchy,

@@ -241,12 +241,13 @@ func (p Path) AppendValues(dst []string, x *Interchange) []string {
 			if p.occ > len(x.sets) {
 				return dst
 			}
-			ts := x.sets[p.occ-1]
-			return p.appendElement(dst, x.data[ts.stAt:ts.stEnd], &x.delims[ts.delims])
+			t, d := x.stSegment(p.occ - 1)
+			return p.appendElement(dst, t, d)
 		}
-		for _, ts := range x.sets {
+		for k := range x.sets {
+			t, d := x.stSegment(k)
 			var stop bool
-			if dst, n, stop = p.appendMatch(dst, n, x.data[ts.stAt:ts.stEnd], &x.delims[ts.delims]); stop {
+			if dst, n, stop = p.appendMatch(dst, n, t, d); stop {
 				break
 			}
 		}
@@ -578,8 +579,8 @@ func (x *Interchange) PathWarning(p Path) string {
 		return ""
 	}
 	none, first := 0, -1
-	for i, ts := range x.sets {
-		if ts.guide == guideNone {
+	for i := range x.sets {
+		if x.guide(i) == guideNone {
 			none++
 			if first < 0 {
 				first = i
@@ -594,7 +595,7 @@ func (x *Interchange) PathWarning(p Path) string {
 		}
 		return ""
 	}
-	tx := x.transaction(x.sets[first])
+	tx := x.transaction(first)
 	what := fmt.Sprintf("transaction set %s %s (%s)", tx.Code, strconv.Quote(tx.Control), tx.Version)
 	if none > 1 {
 		what = fmt.Sprintf("%d transaction sets (the first: %s)", none, what)
