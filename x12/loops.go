@@ -363,6 +363,10 @@ type indexer struct {
 	segs  []segment
 	sep   byte
 	is278 bool // the current transaction set is a 278
+	// txs counts the transaction sets started; firstAt is the byte
+	// offset of the first one's ST (sizeLoops).
+	txs     int
+	firstAt int
 	// Backing arrays for the loop state, enough for the guides' depth.
 	openBuf  [8]openLoop
 	stackBuf [8]hlEntry
@@ -398,10 +402,6 @@ func (x *Interchange) buildIndex() {
 			break
 		}
 	}
-	if guided {
-		// Loops open at about every other segment of the guides.
-		ix.loops = make([]loop, 0, x.nsegs/2+16)
-	}
 	sc := x.scan()
 	tx := 0 // the next transaction set
 	var inTx bool
@@ -419,7 +419,7 @@ func (x *Interchange) buildIndex() {
 			g := x.guide(tx)
 			ix.def = txDefOf(g)
 			inTx = ix.def != nil
-			ix.startTx(g)
+			ix.startTx(g, start)
 			tx++
 			continue
 		}
@@ -441,7 +441,13 @@ func (x *Interchange) buildIndex() {
 	x.setIndex(ix)
 }
 
-func (ix *indexer) startTx(guide uint8) {
+func (ix *indexer) startTx(guide uint8, at int) {
+	switch ix.txs++; ix.txs {
+	case 1:
+		ix.firstAt = at
+	case 2:
+		ix.sizeLoops(at)
+	}
 	ix.is278 = guide == guide278
 	ix.open = ix.open[:0]
 	ix.hl.start()
@@ -595,10 +601,29 @@ func member(s string, set []string) bool {
 	return false
 }
 
+// sizeLoops sizes the loop list from the first transaction set, when the
+// second starts at byte offset at: most files repeat sets of about one
+// size, and the guides open loops at about every other segment, which
+// for some (the 271) is too few to presize by.
+func (ix *indexer) sizeLoops(at int) {
+	n := len(ix.loops)
+	if n == 0 || at <= ix.firstAt {
+		return
+	}
+	want := n * ((len(ix.x.data)-ix.firstAt)/(at-ix.firstAt) + 1)
+	want += want/16 + 16
+	if want > cap(ix.loops) {
+		grown := make([]loop, n, want)
+		copy(grown, ix.loops)
+		ix.loops = grown
+	}
+}
+
 func (ix *indexer) newLoop(name uint16, parent, first int32) int32 {
 	if ix.loops == nil {
-		// Loops open at about every other segment of the guides.
-		ix.loops = make([]loop, 0, cap(ix.segs)/2+16)
+		// Loops open at about every other segment of the guides; the
+		// second transaction set resizes the list (sizeLoops).
+		ix.loops = make([]loop, 0, min(cap(ix.segs)/2+16, 1024))
 	}
 	ix.loops = append(ix.loops, loop{name: name, parent: parent, first: first, last: -1})
 	inst := int32(len(ix.loops) - 1)

@@ -691,15 +691,23 @@ func (p *parser) run(pos int) {
 			end = len(s)
 			p.findAt(pos, n, segmentID(s[pos:], p.d.Element), "the last segment has no segment terminator "+strconv.QuoteRune(rune(p.d.Segment)))
 		}
-		if p.inST && p.ix == nil && end > pos {
+		if p.inST && end > pos {
 			// The body of a transaction set: only the envelope segments, the
 			// HL of a guided set and identifiers that are not valid need a
-			// closer look; the rest are counted.
+			// closer look; the rest are counted (and, when the index is
+			// built in this pass, indexed and given their loops).
 			switch id := packID(s[pos:end], p.d.Element); id {
 			case idInvalid, idISA, idIEA, idTA1, idGS, idGE, idST, idSE, idHL:
 			default:
 				p.count++
 				p.lastStart, p.lastEnd = pos, end
+				if ix := p.ix; ix != nil {
+					ix.segs = append(ix.segs, segment{start: int32(pos), end: int32(end), loop: -1, delims: int32(len(x.delims) - 1)})
+					if p.guide != guideNone {
+						ix.sep = p.d.Element
+						ix.assign(n, id, s[pos:end]) // false only for an HL
+					}
+				}
 				n++
 				pos = end + 1
 				continue
@@ -800,7 +808,7 @@ func (p *parser) segment(i int32, start, end int) {
 		p.hl.start()
 		if p.ix != nil {
 			p.ix.def = txDefOf(p.guide)
-			p.ix.startTx(p.guide)
+			p.ix.startTx(p.guide, start)
 		}
 	case idSE:
 		if !p.inST {
