@@ -6,12 +6,30 @@
 //	  fhir/        *.json resources or bundles, or fhir.url naming a live server
 //	  hl7/         *.hl7 outbound messages (CR/LF/CRLF; MLLP framing allowed)
 //	  x12/         NAME.request.x12 / NAME.response.x12 pairs, NAME.meta.json, or records.json
-//	  sftp/        the final SFTP tree
+//	  sftp/        the final SFTP tree, or sftp.url naming a live endpoint
+//	               (sftp://user@host:port/root; key and known_hosts from
+//	               ASSAY_SFTP_KEY and ASSAY_SFTP_KNOWN_HOSTS, else ~/.ssh)
 //	  voice/       transcript.json or transcript.txt
 //	  portal/      state.json
 //	  cli/         trace.json
+//	  run.json     optional: {"input_entity_id": ...}, the input entity of the rollout
 //
 // Each subfolder is optional. A missing one means that source is absent, and
 // the checks that need it report status error; the other checks still run.
 // Importing sandbox registers every kind in assert's default registry.
+//
+// Load reads a snapshot on disk; LoadFS reads one from any fs.FS (an
+// embed.FS, a tarball unpacked in memory, an object store). Every evidence
+// file is read through check.ReadFile: a regular file of at most
+// Options.MaxFileSize bytes (64 MiB by default), and on disk a symbolic link
+// is followed only while it stays inside the snapshot. Files are read when a
+// check first needs them, once. Close the Env when done: a live source holds
+// its connection until then.
+//
+// run.json is not read here: the entity a rollout was run for is a choice of
+// what to evaluate, made by the caller (assert.WithEntity; assay eval reads
+// run.json and lets --entity win over it).
+//
+// RegisterFolder adds a folder of your own, for the evidence of a kind you
+// wrote.
 package sandbox
