@@ -38,6 +38,49 @@ type loopDef struct {
 // txDef maps the HL03 level codes of one transaction set to their loops.
 type txDef map[string]*loopDef
 
+// levels is a txDef as the indexer reads it: the HL03 codes packed
+// (packCode), searched in a short list rather than hashed.
+type levels struct {
+	codes []uint32
+	loops []*loopDef
+}
+
+func compile(d txDef) *levels {
+	l := &levels{}
+	for code, def := range d {
+		l.codes = append(l.codes, packCode(code))
+		l.loops = append(l.loops, def)
+	}
+	return l
+}
+
+// loop returns the HL level loop of HL03 code; nil for a code the guide
+// does not name.
+func (l *levels) loop(code string) *loopDef {
+	if c := packCode(code); c != 0 {
+		for k, v := range l.codes {
+			if v == c {
+				return l.loops[k]
+			}
+		}
+	}
+	return nil
+}
+
+// packCode packs an HL03 code of 1 to 3 bytes, with its length, into an
+// integer; 0 for any other (no guide names one).
+func packCode(s string) uint32 {
+	switch len(s) {
+	case 1:
+		return 1<<24 | uint32(s[0])
+	case 2:
+		return 2<<24 | uint32(s[0])<<8 | uint32(s[1])
+	case 3:
+		return 3<<24 | uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2])
+	}
+	return 0
+}
+
 // loopNames lists every loop ID the definitions use; loop.name indexes it.
 var (
 	loopNames   = []string{""}
@@ -165,10 +208,10 @@ func review(response bool) txDef {
 }
 
 var (
-	def270, def271     = eligibility(false), eligibility(true)
-	def276, def277     = claimStatus(false), claimStatus(true)
-	def277CA           = claimAck()
-	def278Q, def278Res = review(false), review(true)
+	def270, def271     = compile(eligibility(false)), compile(eligibility(true))
+	def276, def277     = compile(claimStatus(false)), compile(claimStatus(true))
+	def277CA           = compile(claimAck())
+	def278Q, def278Res = compile(review(false)), compile(review(true))
 )
 
 // The guides loop paths are defined for, chosen by the group's GS08 or,
@@ -219,7 +262,7 @@ func guideFor(code, gs08, st03 string) uint8 {
 }
 
 // txDefOf returns the loop definitions of a guide; nil for none.
-func txDefOf(g uint8) txDef {
+func txDefOf(g uint8) *levels {
 	switch g {
 	case guide270:
 		return def270
@@ -355,7 +398,7 @@ func (x *Interchange) loopIndex() ([]segment, []loop) {
 // transaction set with a guide to its loops.
 type indexer struct {
 	x     *Interchange
-	def   txDef
+	def   *levels
 	open  []openLoop // the HL level loop, then the loops nested in it
 	ls    int        // index in open of the loop whose LS is open; -1 none
 	hl    hlCheck
@@ -471,7 +514,7 @@ func (ix *indexer) assign(i int32, id uint32, t string) bool {
 		start := int(ix.segs[i].start)
 		p1, p1End, p2, p2End := hlIDs(ix.x.data, start, start+len(t), sep)
 		code, _ := field(t, sep, 3)
-		def := ix.def[code]
+		def := ix.def.loop(code)
 		var name uint16
 		if def != nil {
 			name = def.name
@@ -575,8 +618,8 @@ var loopSegs = func() []uint32 {
 			walk(c)
 		}
 	}
-	for _, def := range []txDef{def270, def271, def276, def277, def277CA, def278Q, def278Res} {
-		for _, d := range def {
+	for _, def := range []*levels{def270, def271, def276, def277, def277CA, def278Q, def278Res} {
+		for _, d := range def.loops {
 			walk(d)
 		}
 	}
