@@ -20,7 +20,6 @@ import (
 	"github.com/assaykit/assay/internal/pool"
 	"github.com/assaykit/assay/report"
 	"github.com/assaykit/assay/sandbox"
-	"github.com/tidwall/gjson"
 )
 
 func init() {
@@ -147,27 +146,14 @@ func (c *cli) readCriteria(path string, limit int64) ([]assert.Criterion, error)
 	return criteria, nil
 }
 
-// readRunEntity reads the input entity a snapshot names in run.json, or ""
-// when it has none.
+// readRunEntity reads the input entity a snapshot on disk names in
+// run.json, or "" when it has none.
 func readRunEntity(dir string, limit int64) (string, error) {
-	data, err := check.ReadFile(check.DirFS(dir), "run.json", limit)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
+	id, err := sandbox.RunEntity(check.DirFS(dir), limit)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", filepath.Join(dir, "run.json"), err)
+		return "", fmt.Errorf("%s: %w", dir, err)
 	}
-	v := gjson.ParseBytes(data)
-	id := v.Get("input_entity_id")
-	switch {
-	case !gjson.ValidBytes(data) || !v.IsObject():
-		return "", fmt.Errorf("%s: must be a JSON object {\"input_entity_id\": ...}", filepath.Join(dir, "run.json"))
-	case id.Type == gjson.String:
-		return id.Str, nil
-	case !id.Exists() || id.Type == gjson.Null:
-		return "", nil
-	}
-	return "", fmt.Errorf("%s: input_entity_id must be a string or null, not %s", filepath.Join(dir, "run.json"), id.Raw)
+	return id, nil
 }
 
 func (c *cli) loadSandbox(dir string, f evalFlags) (*assert.Env, error) {

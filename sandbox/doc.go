@@ -26,9 +26,9 @@
 // check first needs them, once. Close the Env when done: a live source holds
 // its connection until then.
 //
-// run.json is not read here: the entity a rollout was run for is a choice of
-// what to evaluate, made by the caller (assert.WithEntity; assay eval reads
-// run.json and lets --entity win over it).
+// Load does not apply run.json: the entity a rollout was run for is a
+// choice of what to evaluate, made by the caller. RunEntity reads it for
+// assert.WithEntity; assay eval does that, and lets --entity win over it.
 //
 // RegisterFolder adds a folder of your own, for the evidence of a kind you
 // wrote.

@@ -98,3 +98,23 @@ func TestRegisterFolderPanicsOnMisuse(t *testing.T) {
 		}()
 	}
 }
+
+func TestRunEntity(t *testing.T) {
+	for _, tc := range []struct {
+		files   fstest.MapFS
+		want    string
+		wantErr string
+	}{
+		{fstest.MapFS{}, "", ""},
+		{fstest.MapFS{"run.json": {Data: []byte(`{"input_entity_id": "patient-7"}`)}}, "patient-7", ""},
+		{fstest.MapFS{"run.json": {Data: []byte(`{"input_entity_id": null}`)}}, "", ""},
+		{fstest.MapFS{"run.json": {Data: []byte(`{"input_entity_id": 7}`)}}, "", "must be a string or null"},
+		{fstest.MapFS{"run.json": {Data: []byte(`["x"]`)}}, "", "must be a JSON object"},
+		{fstest.MapFS{"run.json": {Mode: fs.ModeDir}}, "", "not a regular file"},
+	} {
+		got, err := sandbox.RunEntity(tc.files, 0)
+		if got != tc.want || (tc.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("%v: %q, %v; want %q, %q", tc.files, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
