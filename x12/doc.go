@@ -43,8 +43,11 @@
 // Parse is one pass over the input: segment terminators are found eight
 // bytes at a time, segment IDs compared as packed integers, and only the
 // envelope segments (and the HL segments of guided transaction sets, for
-// the hierarchy check) are looked into. It records the transaction sets
-// compactly, in a slice sized from the first set. An input of up to 1 MiB
+// the hierarchy check) are looked into. It records four bytes per
+// transaction set (its ST segment's offset; code, control number, version,
+// guide and segment indexes are read from there when asked for), in a
+// slice sized from the first set, and the loop list of the segment index
+// is sized from the first set too. An input of up to 1 MiB
 // gets its segment index and loops in the same pass; a larger one builds
 // nothing per segment (the body of a transaction set is only counted) and
 // gets them the first time something needs them (Segment, or a path that
