@@ -88,7 +88,11 @@ func termEnd(data []byte, end int32) int32 {
 				i++
 			}
 		case '\n':
+			// LF CR is one line break, as CRLF is.
 			i++
+			if i < len(data) && data[i] == '\r' {
+				i++
+			}
 		}
 	}
 	return int32(i)
