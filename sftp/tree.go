@@ -437,10 +437,25 @@ func internalName(name string) (string, error) {
 	if name == "" {
 		return "", nil
 	}
-	if !fs.ValidPath(name) {
+	if !validName(name) {
 		return "", &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	return name, nil
+}
+
+// validName is fs.ValidPath without its UTF-8 rule: a file name on an SFTP
+// server or in memory may hold any byte but NUL and '/', and a tree an
+// agent left behind may well hold one that is not UTF-8.
+func validName(name string) bool {
+	if strings.IndexByte(name, 0) >= 0 {
+		return false
+	}
+	for elem := range strings.SplitSeq(name, "/") {
+		if elem == "" || elem == "." || elem == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // Walk implements Source.
