@@ -192,6 +192,17 @@ func newTree(b backend, limits Limits) *tree {
 		stats: map[string]*statCall{}, walks: map[string][]Entry{}, reads: map[string]*readCall{}}
 }
 
+// await waits for another caller's list, lstat or read of the same name to
+// finish (done closed), or for ctx to end, whose error it then returns.
+func await(ctx context.Context, done <-chan struct{}) error {
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func isCtxErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
@@ -234,10 +245,8 @@ func (t *tree) list(ctx context.Context, dir string) (*listing, error) {
 		close(l.done)
 	} else {
 		t.mu.Unlock()
-		select {
-		case <-l.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if err := await(ctx, l.done); err != nil {
+			return nil, err
 		}
 	}
 	return l, l.err
@@ -290,10 +299,8 @@ func (t *tree) lstat(ctx context.Context, name string) (fs.FileInfo, error) {
 		close(c.done)
 	} else {
 		t.mu.Unlock()
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if err := await(ctx, c.done); err != nil {
+			return nil, err
 		}
 	}
 	return c.info, c.err
@@ -621,10 +628,8 @@ func (t *tree) read(ctx context.Context, name string, limit, size int64) ([]byte
 	c, ok := t.reads[name]
 	if ok && c.limit == limit {
 		t.mu.Unlock()
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if err := await(ctx, c.done); err != nil {
+			return nil, err
 		}
 		if c.err == nil || !isCtxErr(c.err) {
 			return c.data, c.err
