@@ -428,11 +428,16 @@ type VerdictCounts struct {
 }
 
 // Benchmark scores several task results; no tasks score 0 (fail).
+//
+// The sums are compensated (Neumaier), so the mean of a thousand runs that
+// all scored 29/30 reads 0.9666666666666667, as one run does, and not a
+// value that drifted in the last digits.
 func Benchmark(tasks []TaskResult) BenchmarkResult {
 	b := BenchmarkResult{Axes: map[string]BenchmarkAxis{}}
-	sums := map[string]float64{}
+	sums := map[string]*compensatedSum{}
+	var total compensatedSum
 	for _, t := range tasks {
-		b.Score += t.Score
+		total.add(t.Score)
 		switch VerdictFor(t.Score) {
 		case VerdictPass:
 			b.Verdicts.Pass++
@@ -442,22 +447,41 @@ func Benchmark(tasks []TaskResult) BenchmarkResult {
 			b.Verdicts.Fail++
 		}
 		for name, a := range t.Axes {
-			sums[name] += a.Score
+			if sums[name] == nil {
+				sums[name] = &compensatedSum{}
+			}
+			sums[name].add(a.Score)
 			ax := b.Axes[name]
 			ax.Runs++
 			b.Axes[name] = ax
 		}
 	}
 	for name, ax := range b.Axes {
-		ax.Score = sums[name] / float64(ax.Runs)
+		ax.Score = sums[name].value() / float64(ax.Runs)
 		b.Axes[name] = ax
 	}
 	if len(tasks) > 0 {
-		b.Score /= float64(len(tasks))
+		b.Score = total.value() / float64(len(tasks))
 	}
 	b.Verdict = VerdictFor(b.Score)
 	return b
 }
+
+// compensatedSum is a running sum that carries the low-order bits each
+// addition loses (Neumaier's variant of Kahan summation).
+type compensatedSum struct{ sum, carry float64 }
+
+func (s *compensatedSum) add(x float64) {
+	t := s.sum + x
+	if math.Abs(s.sum) >= math.Abs(x) {
+		s.carry += (s.sum - t) + x
+	} else {
+		s.carry += (x - t) + s.sum
+	}
+	s.sum = t
+}
+
+func (s *compensatedSum) value() float64 { return s.sum + s.carry }
 
 // Evaluate evaluates criteria through DefaultRegistry.
 func Evaluate(ctx context.Context, criteria []Criterion, env *Env, opts ...Option) (TaskResult, error) {
