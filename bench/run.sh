@@ -1,8 +1,9 @@
 #!/bin/sh
 # Whole-process benchmark of `assay hl7 get` and `assay x12 get` on 64 MiB
 # inputs, run interleaved with `wc -l` of the same file (median of 5 runs
-# each), printing the ratios of wall and CPU time and the peak resident
-# memory.
+# each), and of `assay eval` on the bundled example interleaved with a Go
+# hello-world (median of 51 runs each: start-up is short and noisy),
+# printing the ratios of wall and CPU time and the peak resident memory.
 #
 # usage: bench/run.sh [ASSAY_BINARY]
 #
@@ -30,6 +31,8 @@ nx12=$(cat "$dir/big.x12.n")
 
 cmp=$dir/cmp
 (cd "$here" && go build -o "$cmp" ./bench/cmp)
+hello=$dir/hello
+(cd "$here" && go build -o "$hello" ./bench/hello)
 
 # bench NAME FILE ARGS... runs `assay ARGS...` and `wc -l FILE` in turn,
 # $runs times each (bench/cmp), and prints the medians of wall time and of
@@ -45,3 +48,6 @@ bench() {
 echo "assay: $bin ($(wc -c <"$dir/big.hl7") byte HL7 batch, $(wc -c <"$dir/big.x12") byte X12 interchange; median of $runs)"
 bench "hl7 get MSH[$nhl7].10" "$dir/big.hl7" hl7 get "$dir/big.hl7" "MSH[$nhl7].10"
 bench "x12 get ST($nx12)02" "$dir/big.x12" x12 get "$dir/big.x12" "ST($nx12)02"
+ex=$here/examples/priorauth
+"$cmp" -runs "${EVAL_RUNS:-51}" -name "eval priorauth" -ref "$hello" -- \
+	"$bin" eval --criteria "$ex/criteria.json" --sandbox "$ex/sandbox" --no-color

@@ -1,17 +1,27 @@
-// Command cmp runs a command and `wc -l FILE` in turn, interleaved, and
-// prints the medians of their wall time and CPU time (user + system, from
-// the kernel's accounting of each child, in microseconds), the ratios, and
-// the command's peak resident memory (ru_maxrss, what GNU time -v reports
-// as "Maximum resident set size") as a multiple of FILE's size.
+// Command cmp runs a command and a reference command in turn, interleaved,
+// and prints the medians of their wall time and CPU time (user + system,
+// from the kernel's accounting of each child, in microseconds), the ratios,
+// and the command's peak resident memory (ru_maxrss, what GNU time -v
+// reports as "Maximum resident set size"), as a multiple of FILE's size
+// when there is a FILE.
+//
+// The reference is `wc -l FILE` unless -ref names a program (run with no
+// arguments, such as a Go hello-world):
 //
 //	go run ./bench/cmp -runs 5 -name 'x12 get' -file BIG -- assay x12 get BIG 'ST(N)02'
+//	go run ./bench/cmp -runs 101 -name eval -ref /tmp/hello -- assay eval --criteria C --sandbox S
+//
+// A command that exits 1 (a verdict that is not a pass) is a normal run;
+// any other failure stops the comparison.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"syscall"
 	"time"
@@ -26,7 +36,10 @@ func run(args []string) (sample, error) {
 	cmd := exec.Command(args[0], args[1:]...)
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		return sample{}, fmt.Errorf("%v: %w", args, err)
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			return sample{}, fmt.Errorf("%v: %w", args, err)
+		}
 	}
 	wall := time.Since(start)
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
@@ -44,19 +57,28 @@ func main() {
 	runs := flag.Int("runs", 5, "runs of each command")
 	name := flag.String("name", "", "what to call the command in the output")
 	file := flag.String("file", "", "the input, for wc -l and the size")
+	ref := flag.String("ref", "", "the reference program (default: wc -l FILE)")
 	flag.Parse()
 	args := flag.Args()
-	if len(args) == 0 || *file == "" {
+	if len(args) == 0 || (*file == "" && *ref == "") {
 		flag.Usage()
 		os.Exit(2)
 	}
-	fi, err := os.Stat(*file)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	refArgs, refName := []string{*ref}, filepath.Base(*ref)
+	var size int64
+	if *file != "" {
+		fi, err := os.Stat(*file)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		size = fi.Size()
+		if data, err := os.ReadFile(*file); err == nil { // warm the page cache
+			_ = data
+		}
 	}
-	if data, err := os.ReadFile(*file); err == nil { // warm the page cache
-		_ = data
+	if *ref == "" {
+		refArgs, refName = []string{"wc", "-l", *file}, "wc -l"
 	}
 	var cw, cc, ww, wc []time.Duration
 	var peak int64
@@ -66,7 +88,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		w, err := run([]string{"wc", "-l", *file})
+		w, err := run(refArgs)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -76,8 +98,12 @@ func main() {
 		peak = max(peak, c.maxRSS)
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	fmt.Printf("%-24s wall %6.1f ms (wc -l %5.1f ms) %5.2fx   cpu %6.1f ms (wc -l %5.1f ms) %5.2fx   peak RSS %5.1f MiB = %.2fx input\n",
-		*name, ms(median(cw)), ms(median(ww)), float64(median(cw))/float64(median(ww)),
-		ms(median(cc)), ms(median(wc)), float64(median(cc))/float64(max(median(wc), time.Microsecond)),
-		float64(peak)/(1<<20), float64(peak)/float64(fi.Size()))
+	memory := fmt.Sprintf("peak RSS %5.1f MiB", float64(peak)/(1<<20))
+	if size > 0 {
+		memory += fmt.Sprintf(" = %.2fx input", float64(peak)/float64(size))
+	}
+	fmt.Printf("%-24s wall %6.1f ms (%s %5.1f ms) %5.2fx   cpu %6.1f ms (%s %5.1f ms) %5.2fx   %s\n",
+		*name, ms(median(cw)), refName, ms(median(ww)), float64(median(cw))/float64(median(ww)),
+		ms(median(cc)), refName, ms(median(wc)), float64(median(cc))/float64(max(median(wc), time.Microsecond)),
+		memory)
 }
