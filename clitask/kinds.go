@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/tidwall/gjson"
@@ -71,11 +72,11 @@ func init() { Register(assert.DefaultRegistry()) }
 
 // suiteRegistry decodes the assert items of suites: only the CLI kinds, so
 // an unknown key names these ten.
-var suiteRegistry = func() *assert.Registry {
+var suiteRegistry = sync.OnceValue(func() *assert.Registry {
 	r := assert.NewRegistry()
 	Register(r)
 	return r
-}()
+})
 
 // The decoders read specs that passed their kind's schema, so every member
 // has its type; gjson reads them without decoding the whole spec.

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
@@ -266,7 +267,10 @@ func (d *document) problem(ptr, msg string) Problem {
 	return problemAt(d.file, line, col, ptr, msg)
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
+// yamlLine reads the line yaml.v3 puts in its error messages. It is
+// compiled when a suite first fails to parse, not at start-up: every
+// program that links the command pays for what its init does.
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: (?:line (\d+): )?`) })
 
 // read parses a YAML file and validates it against v. It returns nil when
 // the file cannot be read as one YAML document; schema violations are
@@ -336,7 +340,7 @@ func (l *loader) read(file string, data []byte, v *assert.Validator) *document {
 func yamlProblem(file string, data []byte, err error) Problem {
 	msg := err.Error()
 	p := problemAt(file, 0, 0, "", "")
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		p.Line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
 	}
@@ -367,7 +371,7 @@ func firstFailingLine(data []byte, msg string) int {
 			return false
 		}
 		m := err.Error()
-		if sub := yamlLine.FindStringSubmatch(m); sub != nil {
+		if sub := yamlLine().FindStringSubmatch(m); sub != nil {
 			m = m[len(sub[0]):]
 		}
 		return strings.TrimSpace(m) == msg
@@ -629,7 +633,7 @@ func (l *loader) assertions(d *document, taskPtr string) []assert.Assertion {
 			l.add(d.problem(ptr, msg))
 			continue
 		}
-		a, err := suiteRegistry.DecodeYAML(item)
+		a, err := suiteRegistry().DecodeYAML(item)
 		if err == nil {
 			out = append(out, a)
 			continue
