@@ -1,0 +1,704 @@
+package jsonschema
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Violation is one way an instance breaks its schema: a leaf of
+// jsonschema/v5's error tree, with the same message.
+type Violation struct {
+	// InstanceLocation is the JSON pointer (RFC 6901) of the offending
+	// value; "" is the whole document.
+	InstanceLocation string
+	// KeywordLocation is the evaluation path of the failing keyword: the
+	// keywords walked from the root schema, "$ref" included, e.g.
+	// "/properties/fields/items/$ref/required".
+	KeywordLocation string
+	// Message says what is wrong, worded as jsonschema/v5 words it, e.g.
+	// "missing properties: 'path'".
+	Message string
+	// Properties lists, for a failed "additionalProperties": false, the
+	// names that are not allowed, sorted; nil otherwise.
+	Properties []string
+}
+
+// token is one step of a location, escaped only when a location is built.
+type token struct {
+	s   string
+	i   int
+	idx bool
+}
+
+type state struct {
+	inst []token
+	kw   []token
+	out  []Violation
+}
+
+func joinTokens(toks []token, extra string) string {
+	if len(toks) == 0 && extra == "" {
+		return ""
+	}
+	var b strings.Builder
+	for _, t := range toks {
+		b.WriteByte('/')
+		if t.idx {
+			b.WriteString(strconv.Itoa(t.i))
+		} else {
+			b.WriteString(escapeToken(t.s))
+		}
+	}
+	if extra != "" {
+		b.WriteByte('/')
+		b.WriteString(extra)
+	}
+	return b.String()
+}
+
+func (st *state) fail(keyword, msg string) {
+	st.out = append(st.out, Violation{
+		InstanceLocation: joinTokens(st.inst, ""),
+		KeywordLocation:  joinTokens(st.kw, keyword),
+		Message:          msg,
+	})
+}
+
+// Validate checks doc, a value as encoding/json with UseNumber decodes it
+// (map[string]any, []any, string, json.Number, bool, nil; float64 and the
+// Go integer types are read as numbers too), and returns every violation,
+// ordered by instance location (stable: violations of one value keep the
+// order of the keywords that found them). A valid document gives nil.
+func (s *Schema) Validate(doc any) []Violation {
+	st := &state{}
+	st.validate(s.root, doc, nil)
+	if len(st.out) == 0 {
+		return nil
+	}
+	sort.SliceStable(st.out, func(i, j int) bool { return st.out[i].InstanceLocation < st.out[j].InstanceLocation })
+	return st.out
+}
+
+// evaluated records which members or items of the instance a schema
+// evaluated, for unevaluatedProperties and unevaluatedItems.
+type evaluated struct {
+	all   bool
+	props map[string]struct{}
+	items map[int]struct{}
+}
+
+func (e *evaluated) prop(name string) {
+	if e.props == nil {
+		e.props = map[string]struct{}{}
+	}
+	e.props[name] = struct{}{}
+}
+
+func (e *evaluated) item(i int) {
+	if e.items == nil {
+		e.items = map[int]struct{}{}
+	}
+	e.items[i] = struct{}{}
+}
+
+func (e *evaluated) merge(o *evaluated) {
+	if e.all {
+		return
+	}
+	if o.all {
+		e.all = true
+		return
+	}
+	for k := range o.props {
+		e.prop(k)
+	}
+	for i := range o.items {
+		e.item(i)
+	}
+}
+
+func (e *evaluated) hasProp(name string) bool {
+	if e.all {
+		return true
+	}
+	_, ok := e.props[name]
+	return ok
+}
+
+func (e *evaluated) hasItem(i int) bool {
+	if e.all {
+		return true
+	}
+	_, ok := e.items[i]
+	return ok
+}
+
+// jsonType is the JSON type of v, false when v is no JSON value.
+func jsonType(v any) (string, bool) {
+	switch v.(type) {
+	case nil:
+		return "null", true
+	case bool:
+		return "boolean", true
+	case json.Number, float32, float64, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return "number", true
+	case string:
+		return "string", true
+	case []any:
+		return "array", true
+	case map[string]any:
+		return "object", true
+	}
+	return "", false
+}
+
+// rat reads a number exactly; false when it cannot (an invalid json.Number,
+// an exponent too large for math/big, a NaN or an infinity).
+func rat(v any) (*big.Rat, bool) {
+	switch t := v.(type) {
+	case json.Number:
+		return new(big.Rat).SetString(string(t))
+	case float64:
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return nil, false
+		}
+		return new(big.Rat).SetFloat64(t), true
+	case float32:
+		return rat(float64(t))
+	}
+	return new(big.Rat).SetString(fmt.Sprint(v))
+}
+
+// isInteger reports whether number v has no fractional part, reading the
+// decimal text so that no exponent is too large.
+func isInteger(v any) bool {
+	n, ok := v.(json.Number)
+	if !ok {
+		r, ok := rat(v)
+		return ok && r.IsInt()
+	}
+	s := string(n)
+	mant, exp := s, int64(0)
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant = s[:i]
+		e, err := strconv.ParseInt(s[i+1:], 10, 64)
+		if err != nil {
+			// An exponent beyond int64: positive means a huge integer.
+			return !strings.HasPrefix(s[i+1:], "-") || isZeroMantissa(mant)
+		}
+		exp = e
+	}
+	dot := strings.IndexByte(mant, '.')
+	if dot < 0 {
+		return exp >= 0 || isZeroMantissa(mant) || trailingZerosOK(mant, "", exp)
+	}
+	return trailingZerosOK(mant[:dot], mant[dot+1:], exp)
+}
+
+func isZeroMantissa(m string) bool {
+	for _, c := range m {
+		if c >= '1' && c <= '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// trailingZerosOK reports whether intPart.frac × 10^exp is an integer.
+func trailingZerosOK(intPart, frac string, exp int64) bool {
+	digits := strings.TrimLeft(intPart, "+-") + frac
+	if isZeroMantissa(digits) {
+		return true
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	// fractional digits of the trimmed mantissa, before the exponent
+	fracDigits := int64(len(frac)) - int64(len(digits)-len(trimmed))
+	return fracDigits-exp <= 0
+}
+
+// equals is JSON equality: numbers by value, objects by members.
+func equals(a, b any) bool {
+	ta, oka := jsonType(a)
+	tb, okb := jsonType(b)
+	if !oka || !okb || ta != tb {
+		return false
+	}
+	switch ta {
+	case "array":
+		x, y := a.([]any), b.([]any)
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equals(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case "object":
+		x, y := a.(map[string]any), b.(map[string]any)
+		if len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !equals(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case "number":
+		if x, ok := a.(json.Number); ok {
+			if y, ok := b.(json.Number); ok && x == y {
+				return true
+			}
+		}
+		x, ok1 := rat(a)
+		y, ok2 := rat(b)
+		return ok1 && ok2 && x.Cmp(y) == 0
+	default:
+		return a == b
+	}
+}
+
+// quote is jsonschema/v5's quoting of names in messages: Go quoting with
+// single quotes.
+func quote(s string) string {
+	s = strconv.Quote(s)
+	s = strings.ReplaceAll(s, `\"`, `"`)
+	s = strings.ReplaceAll(s, `'`, `\'`)
+	return "'" + s[1:len(s)-1] + "'"
+}
+
+func f64(r *big.Rat) float64 {
+	f, _ := r.Float64()
+	return f
+}
+
+func (st *state) pushKw(s string)           { st.kw = append(st.kw, token{s: s}) }
+func (st *state) pushKw2(s string, t token) { st.kw = append(st.kw, token{s: s}, t) }
+func (st *state) popKw(n int)               { st.kw = st.kw[:len(st.kw)-n] }
+func (st *state) pushInst(t token)          { st.inst = append(st.inst, t) }
+func (st *state) popInst()                  { st.inst = st.inst[:len(st.inst)-1] }
+func (st *state) truncate(mark int)         { st.out = st.out[:mark] }
+func nameTok(s string) token                { return token{s: s} }
+func idxTok(i int) token                    { return token{i: i, idx: true} }
+func (st *state) child(n *node, v any, t token) bool {
+	st.pushInst(t)
+	ok := st.validate(n, v, nil)
+	st.popInst()
+	return ok
+}
+
+// inPlace validates v against n, a subschema applied to the same instance,
+// and merges what n evaluated into ev when n passes.
+func (st *state) inPlace(n *node, v any, ev *evaluated) bool {
+	if ev == nil {
+		return st.validate(n, v, nil)
+	}
+	sub := &evaluated{}
+	ok := st.validate(n, v, sub)
+	if ok {
+		ev.merge(sub)
+	}
+	return ok
+}
+
+// validate appends v's violations of n to st.out and reports whether there
+// were none. ev, when not nil, collects what n evaluated. It follows
+// jsonschema/v5's order of keywords, so that violations of one value come
+// out in the same order.
+func (st *state) validate(n *node, v any, ev *evaluated) bool {
+	mark := len(st.out)
+	if n.always != nil {
+		if !*n.always {
+			st.fail("", "not allowed")
+			return false
+		}
+		return true
+	}
+	if ev == nil && (n.unevalProps != nil || n.unevalItems != nil) {
+		ev = &evaluated{}
+	}
+	vType, ok := jsonType(v)
+	if !ok {
+		st.fail("", fmt.Sprintf("invalid JSON value of Go type %T", v))
+		return false
+	}
+	if len(n.types) > 0 {
+		matched := false
+		for _, t := range n.types {
+			if t == vType || (t == "integer" && vType == "number" && isInteger(v)) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			st.fail("type", fmt.Sprintf("expected %s, but got %s", strings.Join(n.types, " or "), vType))
+			return false
+		}
+	}
+	if n.hasConst && !equals(v, n.constV) {
+		st.fail("const", n.constErr)
+	}
+	if len(n.enum) > 0 {
+		matched := false
+		for _, item := range n.enum {
+			if equals(v, item) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			st.fail("enum", n.enumErr)
+		}
+	}
+
+	switch t := v.(type) {
+	case map[string]any:
+		st.validateObject(n, t, ev)
+	case []any:
+		st.validateArray(n, t, ev)
+	case string:
+		if n.minLength != -1 || n.maxLength != -1 {
+			length := utf8.RuneCountInString(t)
+			if n.minLength != -1 && length < n.minLength {
+				st.fail("minLength", fmt.Sprintf("length must be >= %d, but got %d", n.minLength, length))
+			}
+			if n.maxLength != -1 && length > n.maxLength {
+				st.fail("maxLength", fmt.Sprintf("length must be <= %d, but got %d", n.maxLength, length))
+			}
+		}
+		if n.pattern != nil && !n.pattern.MatchString(t) {
+			st.fail("pattern", "does not match pattern "+quote(n.pattern.String()))
+		}
+	case bool, nil:
+	default:
+		st.validateNumber(n, v)
+	}
+
+	if n.ref != nil {
+		st.pushKw("$ref")
+		st.inPlace(n.ref, v, ev)
+		st.popKw(1)
+	}
+	if n.not != nil {
+		m := len(st.out)
+		st.pushKw("not")
+		ok := st.inPlace(n.not, v, ev)
+		st.popKw(1)
+		st.truncate(m)
+		if ok {
+			st.fail("not", "not failed")
+		}
+	}
+	for i, s := range n.allOf {
+		st.pushKw2("allOf", idxTok(i))
+		st.inPlace(s, v, ev)
+		st.popKw(2)
+	}
+	if len(n.anyOf) > 0 {
+		m := len(st.out)
+		matched := false
+		for i, s := range n.anyOf {
+			st.pushKw2("anyOf", idxTok(i))
+			if st.inPlace(s, v, ev) {
+				matched = true
+			}
+			st.popKw(2)
+		}
+		if matched {
+			st.truncate(m)
+		}
+	}
+	if len(n.oneOf) > 0 {
+		m := len(st.out)
+		matched := -1
+		for i, s := range n.oneOf {
+			st.pushKw2("oneOf", idxTok(i))
+			before := len(st.out)
+			ok := st.inPlace(s, v, ev)
+			st.popKw(2)
+			if !ok {
+				continue
+			}
+			st.truncate(before)
+			if matched == -1 {
+				matched = i
+				continue
+			}
+			st.truncate(m)
+			st.fail("oneOf", fmt.Sprintf("valid against schemas at indexes %d and %d", matched, i))
+			matched = -2
+			break
+		}
+		if matched >= 0 {
+			st.truncate(m)
+		}
+	}
+	if n.ifS != nil {
+		m := len(st.out)
+		st.pushKw("if")
+		ok := st.inPlace(n.ifS, v, ev)
+		st.popKw(1)
+		st.truncate(m)
+		if ok && n.thenS != nil {
+			st.pushKw("then")
+			st.inPlace(n.thenS, v, ev)
+			st.popKw(1)
+		} else if !ok && n.elseS != nil {
+			st.pushKw("else")
+			st.inPlace(n.elseS, v, ev)
+			st.popKw(1)
+		}
+	}
+
+	switch t := v.(type) {
+	case map[string]any:
+		if n.unevalProps != nil {
+			var names []string
+			for name := range t {
+				if !ev.hasProp(name) {
+					names = append(names, name)
+				}
+			}
+			sort.Strings(names)
+			st.pushKw("unevaluatedProperties")
+			for _, name := range names {
+				st.child(n.unevalProps, t[name], nameTok(name))
+			}
+			st.popKw(1)
+			ev.all = true
+		}
+	case []any:
+		if n.unevalItems != nil {
+			st.pushKw("unevaluatedItems")
+			for i := range t {
+				if !ev.hasItem(i) {
+					st.child(n.unevalItems, t[i], idxTok(i))
+				}
+			}
+			st.popKw(1)
+			ev.all = true
+		}
+	}
+	return len(st.out) == mark
+}
+
+func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
+	if n.minProps != -1 && len(v) < n.minProps {
+		st.fail("minProperties", fmt.Sprintf("minimum %d properties allowed, but found %d properties", n.minProps, len(v)))
+	}
+	if n.maxProps != -1 && len(v) > n.maxProps {
+		st.fail("maxProperties", fmt.Sprintf("maximum %d properties allowed, but found %d properties", n.maxProps, len(v)))
+	}
+	if len(n.required) > 0 {
+		var missing []string
+		for _, name := range n.required {
+			if _, ok := v[name]; !ok {
+				missing = append(missing, quote(name))
+			}
+		}
+		if len(missing) > 0 {
+			st.fail("required", "missing properties: "+strings.Join(missing, ", "))
+		}
+	}
+	// Names not evaluated by properties or patternProperties, for
+	// additionalProperties; only computed when that keyword is present.
+	var local map[string]struct{}
+	if n.hasAddProps && len(n.props)+len(n.patternProps) > 0 {
+		local = make(map[string]struct{}, len(n.props))
+	}
+	for _, p := range n.props {
+		pv, ok := v[p.name]
+		if !ok {
+			continue
+		}
+		if ev != nil {
+			ev.prop(p.name)
+		}
+		if local != nil {
+			local[p.name] = struct{}{}
+		}
+		st.pushKw2("properties", nameTok(p.name))
+		st.child(p.node, pv, nameTok(p.name))
+		st.popKw(2)
+	}
+	var names []string
+	sortedNames := func() []string {
+		if names == nil {
+			names = make([]string, 0, len(v))
+			for name := range v {
+				names = append(names, name)
+			}
+			sort.Strings(names)
+		}
+		return names
+	}
+	if n.propNames != nil {
+		st.pushKw("propertyNames")
+		for _, name := range sortedNames() {
+			st.child(n.propNames, name, nameTok(name))
+		}
+		st.popKw(1)
+	}
+	for _, pp := range n.patternProps {
+		for _, name := range sortedNames() {
+			if !pp.re.MatchString(name) {
+				continue
+			}
+			if ev != nil {
+				ev.prop(name)
+			}
+			if local != nil {
+				local[name] = struct{}{}
+			}
+			st.pushKw2("patternProperties", nameTok(pp.re.String()))
+			st.child(pp.node, v[name], nameTok(name))
+			st.popKw(2)
+		}
+	}
+	if n.hasAddProps {
+		var extra []string
+		for _, name := range sortedNames() {
+			if _, ok := local[name]; !ok {
+				extra = append(extra, name)
+			}
+		}
+		if n.addPropsFalse {
+			if len(extra) > 0 {
+				quoted := make([]string, len(extra))
+				for i, name := range extra {
+					quoted[i] = quote(name)
+				}
+				st.fail("additionalProperties", "additionalProperties "+strings.Join(quoted, ", ")+" not allowed")
+				st.out[len(st.out)-1].Properties = extra
+			}
+		} else {
+			st.pushKw("additionalProperties")
+			for _, name := range extra {
+				st.child(n.addProps, v[name], nameTok(name))
+			}
+			st.popKw(1)
+		}
+		if ev != nil {
+			ev.all = true
+		}
+	}
+	for _, d := range n.depRequired {
+		if _, ok := v[d.name]; !ok {
+			continue
+		}
+		for i, name := range d.required {
+			if _, ok := v[name]; !ok {
+				st.fail("dependentRequired/"+escapeToken(d.name)+"/"+strconv.Itoa(i),
+					fmt.Sprintf("property %s is required, if %s property exists", quote(name), quote(d.name)))
+			}
+		}
+	}
+	for _, d := range n.depSchemas {
+		if _, ok := v[d.name]; !ok {
+			continue
+		}
+		st.pushKw2("dependentSchemas", nameTok(d.name))
+		st.inPlace(d.node, v, ev)
+		st.popKw(2)
+	}
+}
+
+func (st *state) validateArray(n *node, v []any, ev *evaluated) {
+	if n.minItems != -1 && len(v) < n.minItems {
+		st.fail("minItems", fmt.Sprintf("minimum %d items required, but found %d items", n.minItems, len(v)))
+	}
+	if n.maxItems != -1 && len(v) > n.maxItems {
+		st.fail("maxItems", fmt.Sprintf("maximum %d items required, but found %d items", n.maxItems, len(v)))
+	}
+	if n.unique {
+	outer:
+		for i := 1; i < len(v); i++ {
+			for j := 0; j < i; j++ {
+				if equals(v[i], v[j]) {
+					st.fail("uniqueItems", fmt.Sprintf("items at index %d and %d are equal", j, i))
+					break outer
+				}
+			}
+		}
+	}
+	for i, item := range v {
+		if i < len(n.prefixItems) {
+			if ev != nil {
+				ev.item(i)
+			}
+			st.pushKw2("prefixItems", idxTok(i))
+			st.child(n.prefixItems[i], item, idxTok(i))
+			st.popKw(2)
+		} else if n.items != nil {
+			st.pushKw("items")
+			st.child(n.items, item, idxTok(i))
+			st.popKw(1)
+		} else {
+			break
+		}
+	}
+	if n.items != nil && ev != nil {
+		ev.all = true
+	}
+	if n.contains != nil {
+		m := len(st.out)
+		matched := 0
+		st.pushKw("contains")
+		for i, item := range v {
+			if st.child(n.contains, item, idxTok(i)) {
+				matched++
+				if ev != nil {
+					ev.item(i)
+				}
+			}
+		}
+		st.popKw(1)
+		if n.minContains != -1 && matched < n.minContains {
+			if len(st.out) == m {
+				st.fail("minContains", fmt.Sprintf("valid must be >= %d, but got %d", n.minContains, matched))
+			}
+		} else {
+			st.truncate(m)
+		}
+		if n.maxContains != -1 && matched > n.maxContains {
+			st.fail("maxContains", fmt.Sprintf("valid must be <= %d, but got %d", n.maxContains, matched))
+		}
+	}
+}
+
+func (st *state) validateNumber(n *node, v any) {
+	if n.minimum == nil && n.exclusiveMinimum == nil && n.maximum == nil && n.exclusiveMaximum == nil && n.multipleOf == nil {
+		return
+	}
+	num, ok := rat(v)
+	if !ok {
+		st.fail("", fmt.Sprintf("number %v is beyond what can be compared exactly", v))
+		return
+	}
+	if n.minimum != nil && num.Cmp(n.minimum) < 0 {
+		st.fail("minimum", fmt.Sprintf("must be >= %v but found %v", f64(n.minimum), v))
+	}
+	if n.exclusiveMinimum != nil && num.Cmp(n.exclusiveMinimum) <= 0 {
+		st.fail("exclusiveMinimum", fmt.Sprintf("must be > %v but found %v", f64(n.exclusiveMinimum), v))
+	}
+	if n.maximum != nil && num.Cmp(n.maximum) > 0 {
+		st.fail("maximum", fmt.Sprintf("must be <= %v but found %v", f64(n.maximum), v))
+	}
+	if n.exclusiveMaximum != nil && num.Cmp(n.exclusiveMaximum) >= 0 {
+		st.fail("exclusiveMaximum", fmt.Sprintf("must be < %v but found %v", f64(n.exclusiveMaximum), v))
+	}
+	if n.multipleOf != nil {
+		if q := new(big.Rat).Quo(num, n.multipleOf); !q.IsInt() {
+			st.fail("multipleOf", fmt.Sprintf("%v not multipleOf %v", v, f64(n.multipleOf)))
+		}
+	}
+}
