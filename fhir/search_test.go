@@ -271,6 +271,7 @@ func TestParamsCompile(t *testing.T) {
 	n := 0
 	for base, m := range params() {
 		for code, p := range m {
+			p := p.compiled()
 			if base != "Resource" {
 				n++
 			}
