@@ -1,16 +1,13 @@
 package assert
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/assaykit/assay/internal/jsonschema"
 )
 
 // Position is a place in a YAML document, 1-based.
@@ -54,13 +51,16 @@ func (v Violation) String() string {
 }
 
 // Validator checks JSON documents against one compiled JSON Schema (draft
-// 2020-12). It is safe for concurrent use.
+// 2020-12). It is safe for concurrent use. The validator is assay's own
+// (internal/jsonschema): it implements the validation vocabulary of 2020-12
+// with references inside the one document, words its messages as
+// github.com/santhosh-tekuri/jsonschema/v5 does, and rejects a schema that
+// uses a keyword it does not implement ($dynamicRef, a remote $ref, ...)
+// rather than ignore it. "format" is an annotation, never asserted.
 type Validator struct {
 	schema *jsonschema.Schema
 	source json.RawMessage
 }
-
-var schemaURLUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // NewValidator compiles schema. With lenient set, every
 // "additionalProperties": false and "unevaluatedProperties": false is dropped
@@ -79,13 +79,7 @@ func NewValidator(name string, schema []byte, lenient bool) (*Validator, error) 
 			return nil, err
 		}
 	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	url := "https://schemas.assaykit.dev/" + schemaURLUnsafe.ReplaceAllString(name, "_") + ".json"
-	if err := c.AddResource(url, bytes.NewReader(compiled)); err != nil {
-		return nil, fmt.Errorf("assert: schema %q: %w", name, err)
-	}
-	s, err := c.Compile(url)
+	s, err := jsonschema.Compile(compiled)
 	if err != nil {
 		return nil, fmt.Errorf("assert: schema %q: %w", name, err)
 	}
@@ -117,16 +111,14 @@ func dropClosedObjects(v any) any {
 // (or the Value of a YAMLDocument), and returns every violation,
 // sorted by pointer. pos, when not nil, supplies line and column.
 func (v *Validator) Validate(doc any, pos Positions) []Violation {
-	err := v.schema.Validate(doc)
-	if err == nil {
+	found := v.schema.Validate(doc)
+	if len(found) == 0 {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []Violation{{Message: err.Error()}}
+	out := make([]Violation, 0, len(found))
+	for _, x := range found {
+		collectViolation(x, &out)
 	}
-	var out []Violation
-	collectViolations(ve, &out)
 	seen := make(map[string]bool, len(out))
 	uniq := out[:0]
 	for _, x := range out {
@@ -160,29 +152,18 @@ func (p Positions) find(ptr string) (Position, bool) {
 	}
 }
 
-var additionalProps = regexp.MustCompile(`'((?:[^']|'')*)'`)
-
-func collectViolations(ve *jsonschema.ValidationError, out *[]Violation) {
-	if len(ve.Causes) > 0 {
-		for _, c := range ve.Causes {
-			collectViolations(c, out)
+// collectViolation turns one violation of the schema into assert's: a
+// failed "additionalProperties": false, "additionalProperties 'expect', 'x'
+// not allowed", becomes one violation per key, at the key, so that a typo is
+// reported where it was typed.
+func collectViolation(x jsonschema.Violation, out *[]Violation) {
+	if len(x.Properties) > 0 {
+		for _, name := range x.Properties {
+			*out = append(*out, Violation{Pointer: x.InstanceLocation + "/" + EscapePointer(name), Message: fmt.Sprintf("unknown key %q", name)})
 		}
 		return
 	}
-	loc := ve.InstanceLocation
-	kw := ve.KeywordLocation
-	if strings.HasSuffix(kw, "/additionalProperties") || strings.HasSuffix(kw, "/unevaluatedProperties") {
-		// "additionalProperties 'expect', 'x' not allowed": one violation per
-		// key, at the key, so a typo is reported where it was typed.
-		names := additionalProps.FindAllStringSubmatch(ve.Message, -1)
-		if len(names) > 0 {
-			for _, m := range names {
-				*out = append(*out, Violation{Pointer: loc + "/" + EscapePointer(m[1]), Message: fmt.Sprintf("unknown key %q", m[1])})
-			}
-			return
-		}
-	}
-	*out = append(*out, Violation{Pointer: loc, Message: ve.Message})
+	*out = append(*out, Violation{Pointer: x.InstanceLocation, Message: x.Message})
 }
 
 // EscapePointer escapes one JSON pointer reference token (RFC 6901).

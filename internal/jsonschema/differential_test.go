@@ -149,6 +149,11 @@ func leafSet(ls []leaf) []string {
 // they agree). skip is true when jsonschema/v5 itself cannot judge doc
 // (it panics on numbers math/big cannot read).
 func (o *oracle) agree(doc any) (diff string, skip bool) {
+	if hasEmptyKey(doc) {
+		// jsonschema/v5 locates the member "" at its parent ("" rather
+		// than "/"): a known difference, this package follows RFC 6901.
+		return "", true
+	}
 	var theirs []leaf
 	var v5err error
 	func() {
@@ -230,4 +235,22 @@ func TestDifferentialRepository(t *testing.T) {
 		t.Fatalf("%d of %d validations failed: the corpus does not exercise both verdicts", invalid, checked)
 	}
 	t.Logf("%d files, %d validations agree (%d of them invalid)", len(files), checked, invalid)
+}
+
+func hasEmptyKey(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			if k == "" || hasEmptyKey(c) {
+				return true
+			}
+		}
+	case []any:
+		for _, c := range x {
+			if hasEmptyKey(c) {
+				return true
+			}
+		}
+	}
+	return false
 }
