@@ -6,8 +6,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/assaykit/assay/internal/filekind"
@@ -124,39 +126,78 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 // snapshot from disk. Unlike os.DirFS, a symbolic link is followed only
 // while it stays inside dir (one that leads out, or an absolute one, is an
 // error, as os.Root has it), and opening a FIFO never blocks. It implements
-// fs.StatFS and fs.ReadDirFS.
-func DirFS(dir string) fs.FS { return dirFS(dir) }
+// fs.StatFS, fs.ReadDirFS and fs.ReadLinkFS.
+//
+// The folder is opened once, on first use, and stays open until the file
+// system is no longer referenced and the garbage collector has run: one
+// evaluation reads a snapshot through dozens of opens, and re-opening the
+// folder for each doubled their system calls. So paths resolve against the
+// folder DirFS first opened, even if dir is renamed or replaced afterwards;
+// a folder that could not be opened is tried again on the next call.
+func DirFS(dir string) fs.FS { return &dirFS{dir: dir} }
 
-type dirFS string
-
-func (d dirFS) Open(name string) (fs.File, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
-	}
-	root, err := os.OpenRoot(string(d))
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: unwrapPathError(err)}
-	}
-	defer root.Close()
-	// O_NONBLOCK: a FIFO opens at once instead of waiting for a writer; it
-	// has no effect on the regular files and folders sources read.
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: unwrapPathError(err)}
-	}
-	return f, nil
+type dirFS struct {
+	dir  string
+	mu   sync.Mutex
+	root *os.Root
 }
 
-func (d dirFS) Stat(name string) (fs.FileInfo, error) {
-	f, err := d.Open(name)
+// openRoot returns the folder, opening it on first use. The root is closed
+// by a cleanup when d becomes unreachable.
+func (d *dirFS) openRoot() (*os.Root, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.root != nil {
+		return d.root, nil
+	}
+	root, err := os.OpenRoot(d.dir)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return f.Stat()
+	d.root = root
+	runtime.AddCleanup(d, func(r *os.Root) { r.Close() }, root)
+	return root, nil
 }
 
-func (d dirFS) ReadDir(name string) ([]fs.DirEntry, error) {
+// dirOp runs f on the folder, after checking name; errors are *fs.PathError
+// naming name, as fs.FS asks.
+func dirOp[T any](d *dirFS, op, name string, f func(*os.Root) (T, error)) (T, error) {
+	var zero T
+	if !fs.ValidPath(name) {
+		return zero, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	root, err := d.openRoot()
+	if err == nil {
+		var v T
+		if v, err = f(root); err == nil {
+			return v, nil
+		}
+	}
+	return zero, &fs.PathError{Op: op, Path: name, Err: unwrapPathError(err)}
+}
+
+func (d *dirFS) Open(name string) (fs.File, error) {
+	return dirOp(d, "open", name, func(r *os.Root) (fs.File, error) {
+		// O_NONBLOCK: a FIFO opens at once instead of waiting for a
+		// writer; it has no effect on the regular files and folders
+		// sources read.
+		return r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	})
+}
+
+func (d *dirFS) Stat(name string) (fs.FileInfo, error) {
+	return dirOp(d, "stat", name, func(r *os.Root) (fs.FileInfo, error) { return r.Stat(name) })
+}
+
+func (d *dirFS) Lstat(name string) (fs.FileInfo, error) {
+	return dirOp(d, "lstat", name, func(r *os.Root) (fs.FileInfo, error) { return r.Lstat(name) })
+}
+
+func (d *dirFS) ReadLink(name string) (string, error) {
+	return dirOp(d, "readlink", name, func(r *os.Root) (string, error) { return r.Readlink(name) })
+}
+
+func (d *dirFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	f, err := d.Open(name)
 	if err != nil {
 		return nil, err

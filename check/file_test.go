@@ -122,3 +122,59 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// DirFS opens its folder once: a hundred reads hold one descriptor, not a
+// hundred, and the links of a snapshot read through fs.ReadLink and
+// fs.Lstat, confined as opens are.
+func TestDirFSOpensFolderOnce(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "a.json"), []byte(`{}`), 0o644))
+	must(t, os.Symlink("a.json", filepath.Join(dir, "in.json")))
+	must(t, os.Symlink("/etc/passwd", filepath.Join(dir, "out.json")))
+	fds := func() int {
+		list, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd:", err)
+		}
+		return len(list)
+	}
+	fsys := check.DirFS(dir)
+	before := fds()
+	for range 100 {
+		if _, err := check.ReadFile(fsys, "in.json", 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fs.Stat(fsys, "a.json"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := fds(); after > before+1 {
+		t.Errorf("%d descriptors open after 200 reads, %d before", after, before)
+	}
+	if target, err := fs.ReadLink(fsys, "in.json"); err != nil || target != "a.json" {
+		t.Errorf("ReadLink(in.json) = %q, %v", target, err)
+	}
+	if fi, err := fs.Lstat(fsys, "in.json"); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("Lstat(in.json) = %v, %v; want a link", fi, err)
+	}
+	if _, err := fs.Stat(fsys, "out.json"); err == nil {
+		t.Error("Stat followed a link out of the folder")
+	}
+	if _, err := fs.Stat(fsys, "../"+filepath.Base(dir)); !errors.Is(err, fs.ErrInvalid) {
+		t.Errorf("Stat of a path leaving the folder: %v, want fs.ErrInvalid", err)
+	}
+}
+
+// A folder that does not exist yet is tried again on the next call.
+func TestDirFSFolderCreatedLater(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "later")
+	fsys := check.DirFS(dir)
+	if _, err := fs.Stat(fsys, "."); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing folder: %v", err)
+	}
+	must(t, os.Mkdir(dir, 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "x"), []byte("x"), 0o644))
+	if got, err := check.ReadFile(fsys, "x", 0); err != nil || string(got) != "x" {
+		t.Fatalf("after creating the folder: %q, %v", got, err)
+	}
+}
