@@ -24,6 +24,7 @@ type loop struct {
 // loops nested in it.
 type loopDef struct {
 	id    string
+	idx   uint16 // index in loopDefs
 	name  uint16 // index of id in loopNames
 	seg   string
 	segID uint32 // seg, packed
@@ -82,7 +83,10 @@ func packCode(s string) uint32 {
 }
 
 // loopNames lists every loop ID the definitions use; loop.name indexes it.
+// loopDefs lists every loop definition; openLoop.def indexes it, 0 standing
+// for none.
 var (
+	loopDefs    = []*loopDef{nil}
 	loopNames   = []string{""}
 	loopNameIdx = map[string]uint16{"": 0}
 )
@@ -101,7 +105,8 @@ func lp(id, seg string, children ...*loopDef) *loopDef {
 		loopNames = append(loopNames, id)
 		loopNameIdx[id] = n
 	}
-	d := &loopDef{id: id, name: n, seg: seg, segID: packString(seg), children: children}
+	d := &loopDef{id: id, idx: uint16(len(loopDefs)), name: n, seg: seg, segID: packString(seg), children: children}
+	loopDefs = append(loopDefs, d)
 	for _, c := range children {
 		if c.inLS {
 			d.hasLS = true
@@ -363,13 +368,17 @@ func (p *parser) checkHL(i int32, start, end int) {
 
 // openLoop is a loop open at one level of the current HL loop.
 type openLoop struct {
-	def  *loopDef
+	// def indexes loopDefs: the loop's definition; 0 for an HL level the
+	// guide does not name. An index rather than a pointer keeps the
+	// indexer's per-segment writes free of garbage collector write
+	// barriers.
+	def  uint16
 	inst int32
 	// lastChild is the index in def.children of the loop last opened
 	// directly inside this one. Loops follow the guide's order, so a
 	// segment that could open several siblings opens the first of them
 	// that is not before this one.
-	lastChild int
+	lastChild int32
 }
 
 // segment is one segment's place in the input, in the segment index.
@@ -395,23 +404,34 @@ func (x *Interchange) loopIndex() ([]segment, []loop) {
 }
 
 // indexer builds the segment index and assigns the segments of each
-// transaction set with a guide to its loops.
+// transaction set with a guide to its loops. Most segments open no loop
+// and are not HL, LS or LE: they belong to the innermost open loop (cur),
+// which the parse writes into their index entry without calling assign.
+// A loop's last segment is recorded as the loop stops being the innermost
+// (lastIn, when cur changes) and carried to its ancestors when its
+// transaction set ends (endTx), so no pass over the index is needed.
 type indexer struct {
 	x     *Interchange
 	def   *levels
-	open  []openLoop // the HL level loop, then the loops nested in it
-	ls    int        // index in open of the loop whose LS is open; -1 none
-	hl    hlCheck
 	loops []loop
 	segs  []segment
-	sep   byte
-	is278 bool // the current transaction set is a 278
+	// cur is the innermost open loop, which the next ordinary segment of
+	// a guided transaction set belongs to (-1: none); curLast is the last
+	// segment given to it so far.
+	cur, curLast int32
+	// txLoops is the index of the current transaction set's first loop.
+	txLoops int32
+	nopen   int32          // open loops, in open[:nopen]
+	open    [8]openLoop    // the HL level loop, then the loops nested in it
+	ls      int32          // index in open of the loop whose LS is open; -1 none
+	hl      hlCheck
+	sep     byte
+	is278   bool // the current transaction set is a 278
 	// txs counts the transaction sets started; firstAt is the byte
 	// offset of the first one's ST (sizeLoops).
 	txs     int
 	firstAt int
-	// Backing arrays for the loop state, enough for the guides' depth.
-	openBuf  [8]openLoop
+	// Backing arrays for the HL hierarchy of one transaction set.
 	stackBuf [8]hlEntry
 	seenBuf  [16]hlEntry
 }
@@ -425,14 +445,15 @@ func newIndexer(x *Interchange, n int) *indexer {
 
 func (ix *indexer) init(x *Interchange, n int) {
 	ix.x, ix.segs = x, make([]segment, 0, n)
-	ix.open, ix.hl.stack, ix.hl.seen, ix.hl.data = ix.openBuf[:0], ix.stackBuf[:0], ix.seenBuf[:0], x.data
+	ix.cur, ix.ls = -1, -1
+	ix.hl.stack, ix.hl.seen, ix.hl.data = ix.stackBuf[:0], ix.seenBuf[:0], x.data
 }
 
-// setIndex keeps what ix built and sets each loop's extent.
+// setIndex keeps what ix built, once every loop has its extent.
 func (x *Interchange) setIndex(ix *indexer) {
+	ix.endTx()
 	x.index.segs = ix.segs
 	x.index.loops = ix.loops
-	x.extents()
 	x.index.built.Store(true)
 }
 
@@ -471,12 +492,16 @@ func (x *Interchange) buildIndex() {
 		}
 		ix.sep = sc.d.Element
 		t := x.data[start:end]
-		switch id := packID(t, ix.sep); id {
-		case idSE, idISA, idGS, idGE, idIEA:
+		id := packID(t, ix.sep)
+		switch c := classOf(id); {
+		case c == 0:
+			ix.segs[i].loop = ix.cur
+			ix.curLast = i
+		case id == idSE || id == idISA || id == idGS || id == idGE || id == idIEA:
 			// The set ends at its SE, or before the envelope segment that
 			// shows its SE is missing (as the parse ends it).
 			inTx = false
-		case idInvalid, idST, idTA1:
+		case id == idInvalid || id == idST || id == idTA1:
 		default:
 			ix.assign(i, id, t)
 		}
@@ -484,7 +509,10 @@ func (x *Interchange) buildIndex() {
 	x.setIndex(ix)
 }
 
+// startTx starts a transaction set: the previous one's loops get their
+// extents, and no loop is open.
 func (ix *indexer) startTx(guide uint8, at int) {
+	ix.endTx()
 	switch ix.txs++; ix.txs {
 	case 1:
 		ix.firstAt = at
@@ -492,13 +520,38 @@ func (ix *indexer) startTx(guide uint8, at int) {
 		ix.sizeLoops(at)
 	}
 	ix.is278 = guide == guide278
-	ix.open = ix.open[:0]
+	ix.nopen = 0
 	ix.hl.start()
 	ix.ls = -1
+	ix.txLoops = int32(len(ix.loops))
 }
 
-// assign gives segment i (packed identifier id, text t) its loop. It
-// returns false for an HL whose HL02 names no earlier HL.
+// endTx ends the current transaction set's loops: the innermost open one
+// gets its last segment, and each loop's last segment, from the last loop
+// back (a loop's parent always comes before it), is carried to its parent.
+func (ix *indexer) endTx() {
+	ix.setCur(-1, -1)
+	loops := ix.loops
+	for l := len(loops) - 1; l >= int(ix.txLoops); l-- {
+		if p := loops[l].parent; p >= 0 && loops[p].last < loops[l].last {
+			loops[p].last = loops[l].last
+		}
+	}
+	ix.txLoops = int32(len(loops))
+}
+
+// setCur makes loop inst, whose last segment so far is i, the innermost:
+// the loop it replaces keeps the last segment it was given.
+func (ix *indexer) setCur(inst, i int32) {
+	if c := ix.cur; c >= 0 && ix.curLast > ix.loops[c].last {
+		ix.loops[c].last = ix.curLast
+	}
+	ix.cur, ix.curLast = inst, i
+}
+
+// assign gives segment i (packed identifier id, text t), whose identifier
+// classOf marks as one the loops depend on, its loop. It returns false for
+// an HL whose HL02 names no earlier HL.
 func (ix *indexer) assign(i int32, id uint32, t string) bool {
 	sep := ix.sep
 	switch id {
@@ -509,49 +562,68 @@ func (ix *indexer) assign(i int32, id uint32, t string) bool {
 				ix.def = def278Res
 			}
 		}
+		ix.segs[i].loop = ix.cur
+		ix.curLast = i
 		return true
 	case idHL:
 		start := int(ix.segs[i].start)
-		p1, p1End, p2, p2End := hlIDs(ix.x.data, start, start+len(t), sep)
-		code, _ := field(t, sep, 3)
-		def := ix.def.loop(code)
-		var name uint16
+		end := start + len(t)
+		p1, p1End, p2, p2End := hlIDs(ix.x.data, start, end, sep)
+		var def *loopDef
+		if p2End < end {
+			// HL03 follows HL02.
+			c := p2End + 1
+			ce := c
+			for ce < end && ix.x.data[ce] != sep {
+				ce++
+			}
+			def = ix.def.loop(ix.x.data[c:ce])
+		}
+		var name, di uint16
 		if def != nil {
-			name = def.name
+			name, di = def.name, def.idx
 		}
 		inst := ix.newLoop(name, -1, i)
 		parent, found := ix.hl.parent(p1, p1End, p2, p2End, inst)
 		ix.loops[inst].parent = parent
-		ix.open = append(ix.open[:0], openLoop{def: def, inst: inst})
+		ix.open[0] = openLoop{def: di, inst: inst}
+		ix.nopen = 1
 		ix.ls = -1
 		return found
 	}
-	if len(ix.open) == 0 {
+	if ix.nopen == 0 {
 		return true // the header, before the first HL
 	}
 	switch id {
 	case idLS:
-		for d := len(ix.open) - 1; d >= 0; d-- {
-			if ix.open[d].def != nil && ix.open[d].def.hasLS {
-				ix.open = ix.open[:d+1]
+		for d := ix.nopen - 1; d >= 0; d-- {
+			if kidsOf[ix.open[d].def].hasLS {
+				ix.nopen = d + 1
 				ix.ls = d
 				break
 			}
 		}
 	case idLE:
-		if ix.ls >= 0 && ix.ls < len(ix.open) {
-			ix.open = ix.open[:ix.ls+1]
+		if ix.ls >= 0 && ix.ls < ix.nopen {
+			ix.nopen = ix.ls + 1
 		}
 		ix.ls = -1
 	default:
-		if d, c := ix.trigger(id, t, sep); c != nil {
-			ix.open = ix.open[:d+1]
+		if classOf(id)&clsOpens == 0 {
+			break
+		}
+		if d, c, ok := ix.trigger(id, t, sep); ok {
 			inst := ix.newLoop(c.name, ix.open[d].inst, i)
-			ix.open = append(ix.open, openLoop{def: c, inst: inst})
+			if d+1 < int32(len(ix.open)) { // always: the guides nest 4 deep
+				ix.open[d+1] = openLoop{def: c.def, inst: inst}
+				ix.nopen = d + 2
+			}
 			return true
 		}
 	}
-	ix.segs[i].loop = ix.open[len(ix.open)-1].inst
+	inst := ix.open[ix.nopen-1].inst
+	ix.segs[i].loop = inst
+	ix.setCur(inst, i)
 	return true
 }
 
@@ -559,33 +631,31 @@ func (ix *indexer) assign(i int32, id uint32, t string) bool {
 // the open loops, innermost first. A first pass honours qualifiers; when it
 // finds nothing, a second pass lets a qualified loop open on its segment
 // alone, so that an unlisted code still starts the loop its segment starts.
-func (ix *indexer) trigger(id uint32, t string, sep byte) (int, *loopDef) {
-	if !opensLoop(id) {
-		return -1, nil
-	}
+// It returns the level of the open loop the new one nests in, and the new
+// loop; ok is false when the segment opens none.
+func (ix *indexer) trigger(id uint32, t string, sep byte) (level int32, k kid, ok bool) {
 	var q string
 	haveQ := false
 	for pass := 0; pass < 2; pass++ {
-		for d := len(ix.open) - 1; d >= 0; d-- {
+		for d := ix.nopen - 1; d >= 0; d-- {
 			o := &ix.open[d]
-			if o.def == nil {
-				continue
-			}
-			best := -1
-			for ci, c := range o.def.children {
+			dk := &kidsOf[o.def]
+			best := int32(-1)
+			for ci := int32(0); ci < int32(dk.n); ci++ {
+				c := &dk.kids[ci]
 				if c.segID != id || c.inLS && ix.ls != d {
 					continue
 				}
-				if pass == 0 && c.quals != nil {
+				if pass == 0 && c.qual {
 					if !haveQ {
 						q, _ = field(t, sep, 1)
 						haveQ = true
 					}
-					if !member(q, c.quals) {
+					if !member(q, loopDefs[c.def].quals) {
 						continue
 					}
 				}
-				if pass == 1 && c.quals == nil {
+				if pass == 1 && !c.qual {
 					continue // tried in the first pass
 				}
 				if ci >= o.lastChild {
@@ -598,12 +668,52 @@ func (ix *indexer) trigger(id uint32, t string, sep byte) (int, *loopDef) {
 			}
 			if best >= 0 {
 				o.lastChild = best
-				return d, o.def.children[best]
+				return d, dk.kids[best], true
 			}
 		}
 	}
-	return -1, nil
+	return -1, kid{}, false
 }
+
+// kid is a loop as the loop it nests in lists it, for trigger.
+type kid struct {
+	segID uint32 // the segment that opens it, packed
+	def   uint16 // its index in loopDefs
+	name  uint16 // its index in loopNames
+	inLS  bool   // it opens only inside an LS/LE bracket
+	qual  bool   // element 01 qualifiers select it (loopDef.quals)
+}
+
+// defKids lists the loops nested in one loop definition, in the guide's
+// order, in one flat value (no pointers to follow per segment).
+type defKids struct {
+	n     uint8
+	hasLS bool
+	kids  [maxKids]kid
+}
+
+// maxKids is the most loops a guide nests directly in one loop (the 278's
+// 2000E has three).
+const maxKids = 4
+
+// kidsOf is indexed like loopDefs; entry 0 (no definition) has no kids.
+var kidsOf = func() []defKids {
+	_ = []*levels{def270, def271, def276, def277, def277CA, def278Q, def278Res} // built first
+	out := make([]defKids, len(loopDefs))
+	for i, d := range loopDefs {
+		if d == nil {
+			continue
+		}
+		if len(d.children) > maxKids {
+			panic("x12: loop " + d.id + " has more than maxKids nested loops")
+		}
+		out[i].n, out[i].hasLS = uint8(len(d.children)), d.hasLS
+		for k, c := range d.children {
+			out[i].kids[k] = kid{segID: c.segID, def: c.idx, name: c.name, inLS: c.inLS, qual: c.quals != nil}
+		}
+	}
+	return out
+}()
 
 // loopSegs are the segments that open a loop other than an HL level in any
 // guide (NM1, EB, III, EQ, TRN, SVC); the rest never do.
@@ -626,13 +736,65 @@ var loopSegs = func() []uint32 {
 	return out
 }()
 
-func opensLoop(id uint32) bool {
-	for _, s := range loopSegs {
-		if s == id {
-			return true
+// Classes of segment identifiers (classOf): what the parse and the loop
+// assignment do with a segment besides indexing it.
+const (
+	// clsEnvelope: the envelope checks read it (ISA, IEA, TA1, GS, GE, ST,
+	// SE, HL, and identifiers that are not valid).
+	clsEnvelope = 1 << iota
+	// clsLoop: loop assignment reads it (HL, BHT, LS, LE and the segments
+	// that open loops).
+	clsLoop
+	// clsOpens: it opens a loop in some guide (loopSegs).
+	clsOpens
+)
+
+// idSlot is one entry of the identifier class table.
+type idSlot struct {
+	id    uint32
+	class uint8
+}
+
+// idTable holds the identifiers that have a class, each in the slot its
+// packed value times idMul selects (the top seven bits of the 32-bit
+// product): a perfect hash, found when the package loads, so that
+// classifying a segment is a multiplication, a load and a comparison.
+var idMul, idTable = buildIDTable()
+
+func buildIDTable() (uint32, *[128]idSlot) {
+	classes := map[uint32]uint8{
+		idISA: clsEnvelope, idIEA: clsEnvelope, idTA1: clsEnvelope, idGS: clsEnvelope,
+		idGE: clsEnvelope, idST: clsEnvelope, idSE: clsEnvelope, idInvalid: clsEnvelope,
+		idHL: clsEnvelope | clsLoop, idBHT: clsLoop, idLS: clsLoop, idLE: clsLoop,
+	}
+	for _, id := range loopSegs {
+		classes[id] |= clsLoop | clsOpens
+	}
+	for m := uint32(0x9E3779B1); ; m += 2 {
+		var t [128]idSlot
+		ok := true
+		for id, c := range classes {
+			e := &t[(id*m)>>25]
+			if e.id != 0 {
+				ok = false
+				break
+			}
+			*e = idSlot{id: id, class: c}
+		}
+		if ok {
+			return m, &t
 		}
 	}
-	return false
+}
+
+// classOf returns the class bits of a packed segment identifier; 0 for a
+// segment that neither the envelope checks nor the loops look into.
+func classOf(id uint32) uint8 {
+	e := &idTable[(id*idMul)>>25]
+	if e.id == id {
+		return e.class
+	}
+	return 0
 }
 
 func member(s string, set []string) bool {
@@ -668,21 +830,9 @@ func (ix *indexer) newLoop(name uint16, parent, first int32) int32 {
 		// second transaction set resizes the list (sizeLoops).
 		ix.loops = make([]loop, 0, min(cap(ix.segs)/2+16, 1024))
 	}
-	ix.loops = append(ix.loops, loop{name: name, parent: parent, first: first, last: -1})
+	ix.loops = append(ix.loops, loop{name: name, parent: parent, first: first, last: first})
 	inst := int32(len(ix.loops) - 1)
 	ix.segs[first].loop = inst
+	ix.setCur(inst, first)
 	return inst
-}
-
-// extents sets each loop's last segment: the last one inside it or its
-// nested loops. Walking the segments backwards, the first segment that
-// reaches a loop is its last; a loop already reached means its ancestors
-// are too, so each loop is set once.
-func (x *Interchange) extents() {
-	segs, loops := x.index.segs, x.index.loops
-	for i := int32(len(segs)) - 1; i >= 0; i-- {
-		for l := segs[i].loop; l >= 0 && loops[l].last < 0; l = loops[l].parent {
-			loops[l].last = i
-		}
-	}
 }

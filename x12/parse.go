@@ -696,16 +696,33 @@ func (p *parser) run(pos int) {
 			// HL of a guided set and identifiers that are not valid need a
 			// closer look; the rest are counted (and, when the index is
 			// built in this pass, indexed and given their loops).
-			switch id := packID(s[pos:end], p.d.Element); id {
-			case idInvalid, idISA, idIEA, idTA1, idGS, idGE, idST, idSE, idHL:
-			default:
+			// packID, written out here.
+			t := s[pos:end]
+			var id uint32
+			if sep := p.d.Element; len(t) >= 4 && idClass[t[0]] == classLetter && idClass[t[1]] != 0 {
+				if t[2] == sep {
+					id = uint32(t[0])<<8 | uint32(t[1])
+				} else if idClass[t[2]] != 0 && t[3] == sep {
+					id = uint32(t[0])<<16 | uint32(t[1])<<8 | uint32(t[2])
+				} else {
+					id = packIDSlow(t, sep)
+				}
+			} else {
+				id = packIDSlow(t, sep)
+			}
+			if c := classOf(id); c&clsEnvelope == 0 {
 				p.count++
 				p.lastStart, p.lastEnd = pos, end
 				if ix := p.ix; ix != nil {
-					ix.segs = append(ix.segs, segment{start: int32(pos), end: int32(end), loop: -1, delims: int32(len(x.delims) - 1)})
-					if p.guide != guideNone {
+					if c == 0 || p.guide == guideNone {
+						// The innermost open loop's (ix.cur is -1 outside
+						// guided sets).
+						ix.segs = append(ix.segs, segment{start: int32(pos), end: int32(end), loop: ix.cur, delims: int32(len(x.delims) - 1)})
+						ix.curLast = n
+					} else {
+						ix.segs = append(ix.segs, segment{start: int32(pos), end: int32(end), loop: -1, delims: int32(len(x.delims) - 1)})
 						ix.sep = p.d.Element
-						ix.assign(n, id, s[pos:end]) // false only for an HL
+						ix.assign(n, id, t) // false only for an HL
 					}
 				}
 				n++
@@ -730,20 +747,23 @@ func (p *parser) run(pos int) {
 // 1 to len(b)/2 of the segment s[start:end]; an element the segment lacks
 // gets empty bounds at its end.
 func (p *parser) elemBounds(start, end int, b []int) {
-	t, sep := p.s[start:end], p.d.Element
-	i := strings.IndexByte(t, sep)
+	// Envelope elements are short: a byte loop beats a call per element.
+	s, sep := p.s[:end], p.d.Element
+	i := start
+	for i < end && s[i] != sep {
+		i++
+	}
 	for k := 0; k+1 < len(b); k += 2 {
-		if i < 0 {
+		if i >= end {
 			b[k], b[k+1] = end, end
 			continue
 		}
-		t = t[i+1:]
-		b[k] = end - len(t)
-		if i = strings.IndexByte(t, sep); i >= 0 {
-			b[k+1] = b[k] + i
-		} else {
-			b[k+1] = end
+		i++
+		b[k] = i
+		for i < end && s[i] != sep {
+			i++
 		}
+		b[k+1] = i
 	}
 }
 
