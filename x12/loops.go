@@ -421,9 +421,9 @@ type indexer struct {
 	cur, curLast int32
 	// txLoops is the index of the current transaction set's first loop.
 	txLoops int32
-	nopen   int32          // open loops, in open[:nopen]
-	open    [8]openLoop    // the HL level loop, then the loops nested in it
-	ls      int32          // index in open of the loop whose LS is open; -1 none
+	nopen   int32       // open loops, in open[:nopen]
+	open    [8]openLoop // the HL level loop, then the loops nested in it
+	ls      int32       // index in open of the loop whose LS is open; -1 none
 	hl      hlCheck
 	sep     byte
 	is278   bool // the current transaction set is a 278
