@@ -269,19 +269,30 @@ func TestSearchErrors(t *testing.T) {
 // is not composite compiles, and the table's size.
 func TestParamsCompile(t *testing.T) {
 	n := 0
-	for base, m := range params() {
-		for code, p := range m {
-			p := p.compiled()
-			if base != "Resource" {
-				n++
-			}
-			if p.err != nil && p.Type != "composite" && p.Type != "special" && p.Expr != "" {
-				t.Errorf("%s.%s (%s): %v", base, code, p.Expr, p.err)
-			}
+	for i, d := range r4Params {
+		if i > 0 && !(r4Params[i-1].Base < d.Base || r4Params[i-1].Base == d.Base && r4Params[i-1].Code < d.Code) {
+			t.Errorf("r4Params[%d] (%s.%s) is out of (base, code) order: lookups search it by halves", i, d.Base, d.Code)
+		}
+		if d.Base != "Resource" {
+			n++
+		}
+		p := lookupParam(d.Base, d.Code)
+		if p == nil || p.paramDef.Expr != d.Expr {
+			t.Errorf("lookupParam(%s, %s) = %+v", d.Base, d.Code, p)
+			continue
+		}
+		if p.err != nil && p.Type != "composite" && p.Type != "special" && p.Expr != "" {
+			t.Errorf("%s.%s (%s): %v", d.Base, d.Code, p.Expr, p.err)
 		}
 	}
 	if n != r4ParamCount {
 		t.Errorf("%d parameters indexed, the table says %d", n, r4ParamCount)
+	}
+	if p := lookupParam("Patient", "_id"); p == nil || p.Base != "Resource" {
+		t.Errorf("Patient _id falls back to Resource's: %+v", p)
+	}
+	if p := lookupParam("Patient", "no-such-param"); p != nil {
+		t.Errorf("an unknown parameter was found: %+v", p)
 	}
 }
 
