@@ -25,13 +25,30 @@ func refExtents(segs []segment, loops []loop) []int32 {
 }
 
 // checkIndex compares the index Parse built (in its pass, for an input
-// this small) with the one built on first use, and the loop extents the
-// indexer recorded with refExtents.
+// this small) with the one built on first use and with a scan of the
+// input (each segment's text and delimiters, read from its start), and
+// the loop extents the indexer recorded with refExtents.
 func checkIndex(t *testing.T, name string, x *Interchange) {
 	t.Helper()
 	segs, loops := x.loopIndex()
 	if len(segs) != x.Len() {
 		t.Fatalf("%s: %d segments indexed, Len %d", name, len(segs), x.Len())
+	}
+	sc := x.scan()
+	for i := 0; ; i++ {
+		start, end, ok := sc.next()
+		if !ok {
+			if i != len(segs) {
+				t.Fatalf("%s: the scan finds %d segments, the index has %d", name, i, len(segs))
+			}
+			break
+		}
+		if i >= len(segs) || segs[i].start != int32(start) {
+			t.Fatalf("%s: segment %d starts at %d in the scan, not in the index", name, i, start)
+		}
+		if txt, d := x.segmentAt(int32(start)); txt != x.data[start:end] || *d != sc.d {
+			t.Fatalf("%s: segment %d reads %q with %+v, the scan %q with %+v", name, i, txt, *d, x.data[start:end], sc.d)
+		}
 	}
 	want := refExtents(segs, loops)
 	for l := range loops {

@@ -48,7 +48,8 @@ func refValues(p Path, x *Interchange) []string {
 			continue
 		}
 		var stop bool
-		out, n, stop = p.appendMatch(out, n, x.data[sg.start:sg.end], &x.delims[sg.delims])
+		t, d := x.segmentAt(sg.start)
+		out, n, stop = p.appendMatch(out, n, t, d)
 		if stop {
 			break
 		}

@@ -381,13 +381,15 @@ type openLoop struct {
 	lastChild int32
 }
 
-// segment is one segment's place in the input, in the segment index.
-// Offsets are int32 to keep the slice compact; Parse refuses inputs of
-// 2 GiB or more.
+// segment is one segment's place in the input, in the segment index:
+// eight bytes, its start and its loop. Its end is found when its text is
+// read (Interchange.segmentAt): the first segment terminator after its
+// start, or for an ISA the end the parse read, since an ISA is read by its
+// fixed widths. Offsets are int32 to keep the slice compact; Parse refuses
+// inputs of 2 GiB or more.
 type segment struct {
-	start, end int32 // the segment's text, without its terminator
-	loop       int32 // innermost loop instance; -1 outside every loop
-	delims     int32 // index into Interchange.delims
+	start int32 // the byte offset of the segment's first character
+	loop  int32 // innermost loop instance; -1 outside every loop
 }
 
 // segments returns the segment index, building it (and the loops) on first
@@ -475,7 +477,7 @@ func (x *Interchange) buildIndex() {
 			break
 		}
 		i := int32(len(ix.segs))
-		ix.segs = append(ix.segs, segment{start: int32(start), end: int32(end), loop: -1, delims: sc.di})
+		ix.segs = append(ix.segs, segment{start: int32(start), loop: -1})
 		if !guided {
 			continue
 		}
@@ -612,7 +614,7 @@ func (ix *indexer) assign(i int32, id uint32, t string) bool {
 		if classOf(id)&clsOpens == 0 {
 			break
 		}
-		if d, c, ok := ix.trigger(id, t, sep); ok {
+		if d, c := ix.trigger(id, t, sep); c != nil {
 			inst := ix.newLoop(c.name, ix.open[d].inst, i)
 			if d+1 < int32(len(ix.open)) { // always: the guides nest 4 deep
 				ix.open[d+1] = openLoop{def: c.def, inst: inst}
@@ -632,8 +634,8 @@ func (ix *indexer) assign(i int32, id uint32, t string) bool {
 // finds nothing, a second pass lets a qualified loop open on its segment
 // alone, so that an unlisted code still starts the loop its segment starts.
 // It returns the level of the open loop the new one nests in, and the new
-// loop; ok is false when the segment opens none.
-func (ix *indexer) trigger(id uint32, t string, sep byte) (level int32, k kid, ok bool) {
+// loop (in kidsOf); nil when the segment opens none.
+func (ix *indexer) trigger(id uint32, t string, sep byte) (level int32, k *kid) {
 	var q string
 	haveQ := false
 	for pass := 0; pass < 2; pass++ {
@@ -668,11 +670,11 @@ func (ix *indexer) trigger(id uint32, t string, sep byte) (level int32, k kid, o
 			}
 			if best >= 0 {
 				o.lastChild = best
-				return d, dk.kids[best], true
+				return d, &dk.kids[best]
 			}
 		}
 	}
-	return -1, kid{}, false
+	return -1, nil
 }
 
 // kid is a loop as the loop it nests in lists it, for trigger.

@@ -117,10 +117,14 @@ func (x *Interchange) markOf(off int32) int {
 	return lo
 }
 
-// segmentAt returns the text of the segment at byte offset off (not an ISA
-// mark), up to its terminator, and the delimiters it is read with.
+// segmentAt returns the text of the segment at byte offset off, up to its
+// terminator, and the delimiters it is read with.
 func (x *Interchange) segmentAt(off int32) (string, *Delimiters) {
-	d := &x.delims[x.markOf(off)]
+	k := x.markOf(off)
+	d := &x.delims[k]
+	if x.marks[k].start == off {
+		return x.data[off:x.marks[k].term], d // an ISA
+	}
 	end := indexFrom(x.data, int(off), d.Segment)
 	if end < 0 {
 		end = len(x.data)
@@ -566,12 +570,11 @@ type scanner struct {
 	mark  int // index of the next ISA mark
 	marks []isaMark
 	d     Delimiters
-	di    int32
 	all   []Delimiters
 }
 
 func (x *Interchange) scan() scanner {
-	return scanner{s: x.data, pos: int(x.marks[0].start), marks: x.marks, all: x.delims, di: -1}
+	return scanner{s: x.data, pos: int(x.marks[0].start), marks: x.marks, all: x.delims}
 }
 
 // next returns the next segment's text bounds; ok is false at the end.
@@ -587,7 +590,6 @@ func (sc *scanner) next() (start, end int, ok bool) {
 	}
 	if sc.mark < len(sc.marks) && int(sc.marks[sc.mark].start) == pos {
 		m := sc.marks[sc.mark]
-		sc.di = int32(sc.mark)
 		sc.d = sc.all[sc.mark]
 		sc.mark++
 		sc.pos = int(m.term) + 1
@@ -655,7 +657,7 @@ func (p *parser) run(pos int) {
 				x.delims = append(x.delims, d)
 				x.marks = append(x.marks, isaMark{start: int32(pos), term: int32(term)})
 				if p.ix != nil {
-					p.ix.segs = append(p.ix.segs, segment{start: int32(pos), end: int32(term), loop: -1, delims: int32(len(x.delims) - 1)})
+					p.ix.segs = append(p.ix.segs, segment{start: int32(pos), loop: -1})
 				}
 				p.segment(n, pos, term)
 				if same {
@@ -717,10 +719,10 @@ func (p *parser) run(pos int) {
 					if c == 0 || p.guide == guideNone {
 						// The innermost open loop's (ix.cur is -1 outside
 						// guided sets).
-						ix.segs = append(ix.segs, segment{start: int32(pos), end: int32(end), loop: ix.cur, delims: int32(len(x.delims) - 1)})
+						ix.segs = append(ix.segs, segment{start: int32(pos), loop: ix.cur})
 						ix.curLast = n
 					} else {
-						ix.segs = append(ix.segs, segment{start: int32(pos), end: int32(end), loop: -1, delims: int32(len(x.delims) - 1)})
+						ix.segs = append(ix.segs, segment{start: int32(pos), loop: -1})
 						ix.sep = p.d.Element
 						ix.assign(n, id, t) // false only for an HL
 					}
@@ -732,7 +734,7 @@ func (p *parser) run(pos int) {
 		}
 		if end > pos {
 			if p.ix != nil {
-				p.ix.segs = append(p.ix.segs, segment{start: int32(pos), end: int32(end), loop: -1, delims: int32(len(x.delims) - 1)})
+				p.ix.segs = append(p.ix.segs, segment{start: int32(pos), loop: -1})
 			}
 			p.segment(n, pos, end)
 			n++
@@ -1113,7 +1115,8 @@ type Segment struct {
 
 func (s Segment) seg() segment { return s.x.index.segs[s.i] }
 
-func (s Segment) delims() Delimiters { return s.x.delims[s.seg().delims] }
+// text returns the segment's text and delimiters.
+func (s Segment) text() (string, *Delimiters) { return s.x.segmentAt(s.seg().start) }
 
 // Index returns the segment's 0-based position in the file.
 func (s Segment) Index() int { return int(s.i) }
@@ -1123,12 +1126,15 @@ func (s Segment) Offset() int { return int(s.seg().start) }
 
 // String returns the segment as written, without its terminator.
 func (s Segment) String() string {
-	sg := s.seg()
-	return s.x.data[sg.start:sg.end]
+	t, _ := s.text()
+	return t
 }
 
 // ID returns the segment identifier, e.g. "NM1".
-func (s Segment) ID() string { return segmentID(s.String(), s.delims().Element) }
+func (s Segment) ID() string {
+	t, d := s.text()
+	return segmentID(t, d.Element)
+}
 
 // Element returns element n (1-based) as encoded, repetitions and
 // components included, and whether the segment has it: an empty element
@@ -1137,7 +1143,8 @@ func (s Segment) Element(n int) (string, bool) {
 	if n < 1 {
 		return "", false
 	}
-	return field(s.String(), s.delims().Element, n)
+	t, d := s.text()
+	return field(t, d.Element, n)
 }
 
 // Loop returns the ID of the innermost loop the segment belongs to, such as

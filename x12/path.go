@@ -254,11 +254,14 @@ func (p Path) AppendValues(dst []string, x *Interchange) []string {
 		return dst
 	}
 	if x.index.built.Load() {
-		for i := range x.index.segs {
-			sg := &x.index.segs[i]
-			d := &x.delims[sg.delims]
+		ls := len(p.seg)
+		for _, sg := range x.index.segs {
+			if rest := x.data[sg.start:]; len(rest) < ls || rest[:ls] != p.seg {
+				continue // not the path's segment (appendMatch checks again)
+			}
+			t, d := x.segmentAt(sg.start)
 			var stop bool
-			if dst, n, stop = p.appendMatch(dst, n, x.data[sg.start:sg.end], d); stop {
+			if dst, n, stop = p.appendMatch(dst, n, t, d); stop {
 				break
 			}
 		}
@@ -361,13 +364,14 @@ func (p Path) appendLoops(dst []string, x *Interchange) []string {
 		i := max(loops[s].first, cursor)
 		for ; i <= loops[s].last; i++ {
 			sg := &segs[i]
-			t := x.data[sg.start:sg.end]
+			rest := x.data[sg.start:]
 			ls := len(p.seg)
-			if len(t) < ls || t[:ls] != p.seg || !insideAny(loops, sg.loop, scope) {
+			if len(rest) < ls || rest[:ls] != p.seg || !insideAny(loops, sg.loop, scope) {
 				continue
 			}
+			t, d := x.segmentAt(sg.start)
 			var stop bool
-			if dst, n, stop = p.appendMatch(dst, n, t, &x.delims[sg.delims]); stop {
+			if dst, n, stop = p.appendMatch(dst, n, t, d); stop {
 				return dst
 			}
 		}
@@ -389,12 +393,13 @@ func (p Path) appendEvery(dst []string, x *Interchange, segs []segment, loops []
 	visit := func(i, hi int32) (int32, bool) {
 		for ; i <= hi; i++ {
 			sg := &segs[i]
-			t := x.data[sg.start:sg.end]
-			if len(t) < ls || t[:ls] != p.seg || !p.inChain(loops, sg.loop, last, from, scope) {
+			rest := x.data[sg.start:]
+			if len(rest) < ls || rest[:ls] != p.seg || !p.inChain(loops, sg.loop, last, from, scope) {
 				continue
 			}
+			t, d := x.segmentAt(sg.start)
 			var stop bool
-			if dst, n, stop = p.appendMatch(dst, n, t, &x.delims[sg.delims]); stop {
+			if dst, n, stop = p.appendMatch(dst, n, t, d); stop {
 				return i, true
 			}
 		}
