@@ -48,34 +48,47 @@ type Schema struct {
 	root *node
 }
 
-// unsupported are the keywords of some JSON Schema draft that this package
-// does not implement: ignoring them would change verdicts, so a schema using
-// one does not compile.
-var unsupported = map[string]string{
-	"$dynamicRef":      "dynamic references are not supported",
-	"$dynamicAnchor":   "dynamic anchors are not supported",
-	"$recursiveRef":    "$recursiveRef (draft 2019-09) is not supported",
-	"$recursiveAnchor": "$recursiveAnchor (draft 2019-09) is not supported",
-	"$vocabulary":      "custom vocabularies are not supported",
-	"dependencies":     "dependencies (draft 7) is not a 2020-12 keyword: use dependentRequired or dependentSchemas",
-	"additionalItems":  "additionalItems (draft 2019-09) is not a 2020-12 keyword: use prefixItems and items",
+// unsupported returns why a keyword of some JSON Schema draft that this
+// package does not implement cannot be compiled: ignoring it would change
+// verdicts. (Functions rather than maps: package variables with map or
+// regexp values cost start-up time, which this package exists to save.)
+func unsupported(kw string) (string, bool) {
+	switch kw {
+	case "$dynamicRef":
+		return "dynamic references are not supported", true
+	case "$dynamicAnchor":
+		return "dynamic anchors are not supported", true
+	case "$recursiveRef":
+		return "$recursiveRef (draft 2019-09) is not supported", true
+	case "$recursiveAnchor":
+		return "$recursiveAnchor (draft 2019-09) is not supported", true
+	case "$vocabulary":
+		return "custom vocabularies are not supported", true
+	case "dependencies":
+		return "dependencies (draft 7) is not a 2020-12 keyword: use dependentRequired or dependentSchemas", true
+	case "additionalItems":
+		return "additionalItems (draft 2019-09) is not a 2020-12 keyword: use prefixItems and items", true
+	}
+	return "", false
 }
 
-// annotations are 2020-12 keywords that never affect validation, with the
-// JSON type their value must have ("" for any).
-var annotations = map[string]string{
-	"title":            "string",
-	"description":      "string",
-	"$comment":         "string",
-	"format":           "string",
-	"contentEncoding":  "string",
-	"contentMediaType": "string",
-	"contentSchema":    "schema",
-	"deprecated":       "boolean",
-	"readOnly":         "boolean",
-	"writeOnly":        "boolean",
-	"examples":         "array",
-	"default":          "",
+// annotation reports whether kw is a 2020-12 keyword that never affects
+// validation, and the JSON type its value must have ("" for any, "schema"
+// for a subschema).
+func annotation(kw string) (string, bool) {
+	switch kw {
+	case "title", "description", "$comment", "format", "contentEncoding", "contentMediaType":
+		return "string", true
+	case "contentSchema":
+		return "schema", true
+	case "deprecated", "readOnly", "writeOnly":
+		return "boolean", true
+	case "examples":
+		return "array", true
+	case "default":
+		return "", true
+	}
+	return "", false
 }
 
 type propSchema struct {
@@ -260,9 +273,28 @@ func escapeToken(s string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
-var anchorName = regexp.MustCompile(`^[A-Za-z_][-A-Za-z0-9._]*$`)
+// isAnchorName reports whether s matches ^[A-Za-z_][-A-Za-z0-9._]*$.
+func isAnchorName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return true
+}
 
-var typeNames = map[string]bool{"array": true, "boolean": true, "integer": true, "null": true, "number": true, "object": true, "string": true}
+func isTypeName(s string) bool {
+	switch s {
+	case "array", "boolean", "integer", "null", "number", "object", "string":
+		return true
+	}
+	return false
+}
 
 func (c *compiler) compile(ptr string, v any) (*node, error) {
 	if n, ok := c.nodes[ptr]; ok {
@@ -381,10 +413,10 @@ func (c *compiler) compileObject(n *node, m map[string]any) error {
 	var err error
 	for _, kw := range keys {
 		v := m[kw]
-		if msg, ok := unsupported[kw]; ok {
+		if msg, ok := unsupported(kw); ok {
 			return errAt(ptr, kw, "%s", msg)
 		}
-		if want, ok := annotations[kw]; ok {
+		if want, ok := annotation(kw); ok {
 			switch want {
 			case "":
 			case "schema":
@@ -413,7 +445,7 @@ func (c *compiler) compileObject(n *node, m map[string]any) error {
 			}
 		case "$anchor":
 			s, ok := v.(string)
-			if !ok || !anchorName.MatchString(s) {
+			if !ok || !isAnchorName(s) {
 				return errAt(ptr, kw, "must be a plain name (letters, digits, '-', '_', '.'; not starting with a digit)")
 			}
 			if other, dup := c.anchors[s]; dup && other != n {
@@ -443,7 +475,7 @@ func (c *compiler) compileObject(n *node, m map[string]any) error {
 		case "type":
 			switch t := v.(type) {
 			case string:
-				if !typeNames[t] {
+				if !isTypeName(t) {
 					return errAt(ptr, kw, "unknown type %q", t)
 				}
 				n.types = []string{t}
@@ -451,7 +483,7 @@ func (c *compiler) compileObject(n *node, m map[string]any) error {
 				seen := map[string]bool{}
 				for _, x := range t {
 					s, ok := x.(string)
-					if !ok || !typeNames[s] || seen[s] {
+					if !ok || !isTypeName(s) || seen[s] {
 						return errAt(ptr, kw, "must be a type name or an array of unique type names")
 					}
 					seen[s] = true

@@ -89,7 +89,7 @@ func unescapeV5(ptr string) string {
 }
 
 // normalize sorts the quoted names of an additionalProperties message:
-// jsonschema/v5 lists them in map order, this package sorted.
+// jsonschema/v5 lists them in map order, this package by name.
 func normalize(msg string) string {
 	const pre, post = "additionalProperties ", " not allowed"
 	if !strings.HasPrefix(msg, pre) || !strings.HasSuffix(msg, post) {
@@ -126,7 +126,7 @@ func splitQuoted(s string) []string {
 func ourLeaves(vs []jsonschema.Violation) []leaf {
 	out := make([]leaf, len(vs))
 	for i, v := range vs {
-		out[i] = leaf{v.InstanceLocation, v.Message}
+		out[i] = leaf{v.InstanceLocation, normalize(v.Message)}
 	}
 	return out
 }

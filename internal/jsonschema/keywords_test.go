@@ -77,6 +77,8 @@ var keywordCases = []keywordCase{
 	{"uniqueItems", `{"uniqueItems":true}`, `[1,2,{"a":1},1.0,{"a":1}]`, []string{`: items at index 0 and 3 are equal`}},
 	{"uniqueItems ok", `{"uniqueItems":true}`, `[1,"1",[1],{"a":1},{"a":2}]`, nil},
 	{"uniqueItems long", `{"uniqueItems":true}`, `[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,5]`, []string{`: items at index 5 and 22 are equal`}},
+	{"uniqueItems long objects", `{"uniqueItems":true}`, `[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,{"a":1,"b":[2]},"x",{"b":[2.0],"a":1e0}]`, []string{`: items at index 21 and 23 are equal`}},
+	{"uniqueItems long ok", `{"uniqueItems":true}`, `[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,"0",[0],{"0":0},null,true,false]`, nil},
 	{"contains", `{"contains":{"type":"string"}}`, `[1,2]`, []string{`/0: expected string, but got number`, `/1: expected string, but got number`}},
 	{"contains empty", `{"contains":{"type":"string"}}`, `[]`, []string{`: valid must be >= 1, but got 0`}},
 	{"contains ok", `{"contains":{"type":"string"}}`, `[1,"a"]`, nil},

@@ -3,6 +3,7 @@ package jsonschema
 import (
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"math/big"
 	"sort"
@@ -620,14 +621,8 @@ func (st *state) validateArray(n *node, v []any, ev *evaluated) {
 		st.fail("maxItems", fmt.Sprintf("maximum %d items required, but found %d items", n.maxItems, len(v)))
 	}
 	if n.unique {
-	outer:
-		for i := 1; i < len(v); i++ {
-			for j := 0; j < i; j++ {
-				if equals(v[i], v[j]) {
-					st.fail("uniqueItems", fmt.Sprintf("items at index %d and %d are equal", j, i))
-					break outer
-				}
-			}
+		if j, i, dup := firstDuplicate(v); dup {
+			st.fail("uniqueItems", fmt.Sprintf("items at index %d and %d are equal", j, i))
 		}
 	}
 	for i, item := range v {
@@ -700,5 +695,84 @@ func (st *state) validateNumber(n *node, v any) {
 		if q := new(big.Rat).Quo(num, n.multipleOf); !q.IsInt() {
 			st.fail("multipleOf", fmt.Sprintf("%v not multipleOf %v", v, f64(n.multipleOf)))
 		}
+	}
+}
+
+// firstDuplicate finds the first item equal to an earlier one: the smallest
+// i, and the smallest j < i. Long arrays are bucketed by a hash of the
+// value, so that a long array costs linear time, not quadratic.
+func firstDuplicate(v []any) (j, i int, dup bool) {
+	if len(v) <= 20 {
+		for i := 1; i < len(v); i++ {
+			for j := 0; j < i; j++ {
+				if equals(v[i], v[j]) {
+					return j, i, true
+				}
+			}
+		}
+		return 0, 0, false
+	}
+	seed := maphash.MakeSeed()
+	buckets := make(map[uint64][]int, len(v))
+	var h maphash.Hash
+	h.SetSeed(seed)
+	for i, item := range v {
+		h.Reset()
+		hashValue(&h, item)
+		k := h.Sum64()
+		for _, j := range buckets[k] {
+			if equals(v[j], item) {
+				return j, i, true
+			}
+		}
+		buckets[k] = append(buckets[k], i)
+	}
+	return 0, 0, false
+}
+
+// hashValue hashes a JSON value so that equal values (by equals) hash
+// alike: numbers by their exact value, objects whatever their key order.
+func hashValue(h *maphash.Hash, v any) {
+	switch t := v.(type) {
+	case nil:
+		h.WriteByte(0)
+	case bool:
+		if t {
+			h.WriteByte(1)
+		} else {
+			h.WriteByte(2)
+		}
+	case string:
+		h.WriteByte(3)
+		h.WriteString(t)
+	case []any:
+		h.WriteByte(4)
+		for _, x := range t {
+			hashValue(h, x)
+		}
+	case map[string]any:
+		// Order-independent: the sum of the members' hashes.
+		h.WriteByte(5)
+		var sum uint64
+		var mh maphash.Hash
+		mh.SetSeed(h.Seed())
+		for k, x := range t {
+			mh.Reset()
+			mh.WriteString(k)
+			hashValue(&mh, x)
+			sum += mh.Sum64()
+		}
+		var b [8]byte
+		for i := range b {
+			b[i] = byte(sum >> (8 * i))
+		}
+		h.Write(b[:])
+	default:
+		h.WriteByte(6)
+		if r, ok := rat(v); ok {
+			h.WriteString(r.RatString())
+		}
+		// A number math/big cannot read lands in one bucket; equals
+		// still decides.
 	}
 }
