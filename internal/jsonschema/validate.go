@@ -41,6 +41,7 @@ type state struct {
 	inst []token
 	kw   []token
 	out  []Violation
+	buf  [32]token // backs inst and kw while they are short
 }
 
 func joinTokens(toks []token, extra string) string {
@@ -78,6 +79,7 @@ func (st *state) fail(keyword, msg string) {
 // order of the keywords that found them). A valid document gives nil.
 func (s *Schema) Validate(doc any) []Violation {
 	st := &state{}
+	st.inst, st.kw = st.buf[:0:16], st.buf[16:16:32]
 	st.validate(s.root, doc, nil)
 	if len(st.out) == 0 {
 		return nil
@@ -510,12 +512,6 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 			st.fail("required", "missing properties: "+strings.Join(missing, ", "))
 		}
 	}
-	// Names not evaluated by properties or patternProperties, for
-	// additionalProperties; only computed when that keyword is present.
-	var local map[string]struct{}
-	if n.hasAddProps && len(n.props)+len(n.patternProps) > 0 {
-		local = make(map[string]struct{}, len(n.props))
-	}
 	for _, p := range n.props {
 		pv, ok := v[p.name]
 		if !ok {
@@ -524,41 +520,27 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 		if ev != nil {
 			ev.prop(p.name)
 		}
-		if local != nil {
-			local[p.name] = struct{}{}
-		}
 		st.pushKw2("properties", nameTok(p.name))
 		st.child(p.node, pv, nameTok(p.name))
 		st.popKw(2)
 	}
-	var names []string
-	sortedNames := func() []string {
-		if names == nil {
-			names = make([]string, 0, len(v))
-			for name := range v {
-				names = append(names, name)
-			}
-			sort.Strings(names)
-		}
-		return names
-	}
+	// Members are visited in map order: Validate's final stable sort by
+	// instance location makes the output deterministic, as every member
+	// has a location of its own.
 	if n.propNames != nil {
 		st.pushKw("propertyNames")
-		for _, name := range sortedNames() {
+		for name := range v {
 			st.child(n.propNames, name, nameTok(name))
 		}
 		st.popKw(1)
 	}
 	for _, pp := range n.patternProps {
-		for _, name := range sortedNames() {
+		for name := range v {
 			if !pp.re.MatchString(name) {
 				continue
 			}
 			if ev != nil {
 				ev.prop(name)
-			}
-			if local != nil {
-				local[name] = struct{}{}
 			}
 			st.pushKw2("patternProperties", nameTok(pp.re.String()))
 			st.child(pp.node, v[name], nameTok(name))
@@ -566,12 +548,14 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 		}
 	}
 	if n.hasAddProps {
+		// Names that neither properties nor patternProperties evaluated.
 		var extra []string
-		for _, name := range sortedNames() {
-			if _, ok := local[name]; !ok {
+		for name := range v {
+			if !n.local(name) {
 				extra = append(extra, name)
 			}
 		}
+		sort.Strings(extra)
 		if n.addPropsFalse {
 			if len(extra) > 0 {
 				quoted := make([]string, len(extra))
@@ -775,4 +759,19 @@ func hashValue(h *maphash.Hash, v any) {
 		// A number math/big cannot read lands in one bucket; equals
 		// still decides.
 	}
+}
+
+// local reports whether properties or patternProperties of n apply to the
+// member name.
+func (n *node) local(name string) bool {
+	i := sort.Search(len(n.props), func(i int) bool { return n.props[i].name >= name })
+	if i < len(n.props) && n.props[i].name == name {
+		return true
+	}
+	for _, pp := range n.patternProps {
+		if pp.re.MatchString(name) {
+			return true
+		}
+	}
+	return false
 }
