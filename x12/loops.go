@@ -362,8 +362,15 @@ func (h *hlCheck) parent(p1, p1End, p2, p2End int, inst int32) (parent int32, fo
 func (p *parser) checkHL(i int32, start, end int) {
 	p1, p1End, p2, p2End := hlIDs(p.s, start, end, p.d.Element)
 	if _, found := p.hl.parent(p1, p1End, p2, p2End, -1); !found {
-		p.find(i, start, end, "HL02 names parent "+strconv.Quote(p.s[p2:p2End])+", which no earlier HL of this transaction set has")
+		p.noParent(i, start, end)
 	}
+}
+
+// noParent reports the HL s[start:end] (segment i), whose HL02 names no
+// earlier HL of its transaction set.
+func (p *parser) noParent(i int32, start, end int) {
+	_, _, p2, p2End := hlIDs(p.s, start, end, p.d.Element)
+	p.find(i, start, end, "HL02 names parent "+strconv.Quote(p.s[p2:p2End])+", which no earlier HL of this transaction set has")
 }
 
 // openLoop is a loop open at one level of the current HL loop.
@@ -742,7 +749,7 @@ var loopSegs = func() []uint32 {
 // assignment do with a segment besides indexing it.
 const (
 	// clsEnvelope: the envelope checks read it (ISA, IEA, TA1, GS, GE, ST,
-	// SE, HL, and identifiers that are not valid).
+	// SE, and identifiers that are not valid).
 	clsEnvelope = 1 << iota
 	// clsLoop: loop assignment reads it (HL, BHT, LS, LE and the segments
 	// that open loops).
@@ -767,7 +774,7 @@ func buildIDTable() (uint32, *[128]idSlot) {
 	classes := map[uint32]uint8{
 		idISA: clsEnvelope, idIEA: clsEnvelope, idTA1: clsEnvelope, idGS: clsEnvelope,
 		idGE: clsEnvelope, idST: clsEnvelope, idSE: clsEnvelope, idInvalid: clsEnvelope,
-		idHL: clsEnvelope | clsLoop, idBHT: clsLoop, idLS: clsLoop, idLE: clsLoop,
+		idHL: clsLoop, idBHT: clsLoop, idLS: clsLoop, idLE: clsLoop,
 	}
 	for _, id := range loopSegs {
 		classes[id] |= clsLoop | clsOpens

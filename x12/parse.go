@@ -694,10 +694,11 @@ func (p *parser) run(pos int) {
 			p.findAt(pos, n, segmentID(s[pos:], p.d.Element), "the last segment has no segment terminator "+strconv.QuoteRune(rune(p.d.Segment)))
 		}
 		if p.inST && end > pos {
-			// The body of a transaction set: only the envelope segments, the
-			// HL of a guided set and identifiers that are not valid need a
-			// closer look; the rest are counted (and, when the index is
-			// built in this pass, indexed and given their loops).
+			// The body of a transaction set: only the envelope segments and
+			// identifiers that are not valid need a closer look; the rest are
+			// counted (and, when the index is built in this pass, indexed and
+			// given their loops; without the index, the HL of a guided set is
+			// checked).
 			// packID, written out here.
 			t := s[pos:end]
 			var id uint32
@@ -724,8 +725,12 @@ func (p *parser) run(pos int) {
 					} else {
 						ix.segs = append(ix.segs, segment{start: int32(pos), loop: -1})
 						ix.sep = p.d.Element
-						ix.assign(n, id, t) // false only for an HL
+						if !ix.assign(n, id, t) {
+							p.noParent(n, pos, end)
+						}
 					}
+				} else if id == idHL && p.guide != guideNone {
+					p.checkHL(n, pos, end)
 				}
 				n++
 				pos = end + 1
@@ -867,8 +872,7 @@ func (p *parser) segment(i int32, start, end int) {
 		case p.ix != nil:
 			p.ix.sep = p.d.Element
 			if !p.ix.assign(i, id, t) {
-				_, _, p2, p2End := hlIDs(p.s, start, end, p.d.Element)
-				p.find(i, start, end, "HL02 names parent "+strconv.Quote(p.s[p2:p2End])+", which no earlier HL of this transaction set has")
+				p.noParent(i, start, end)
 			}
 		case id == idHL:
 			p.checkHL(i, start, end)
