@@ -1,0 +1,117 @@
+// Package jsonschema is assay's JSON Schema (draft 2020-12) validator: it
+// compiles a schema into an immutable, concurrency-safe Schema and reports
+// every way a document breaks it, each violation with the JSON pointer of the
+// offending value, the keyword path that found it and a message worded
+// exactly as github.com/santhosh-tekuri/jsonschema/v5 words it.
+//
+// # Why it exists
+//
+// assay validated with jsonschema/v5 until the start-up budget of issue 15
+// (`assay eval` within 3x a Go hello-world process). That library compiles
+// the metaschemas of five drafts in its package init (draft.go, loadMeta):
+// GODEBUG=inittrace=1 on the assay binary measured about 3.0 ms and 1 MB in
+// 8,557 allocations for that one init, against about 1.4 ms for a whole
+// hello-world run. Linked in, it alone broke the budget however lazily assay
+// compiled its own schemas. This package has no package init at all (no
+// package-level maps or regular expressions), and it compiles the
+// repository's schemas about 7x faster and validates a typical criterion
+// about 3x faster than jsonschema/v5 (see the benchmarks).
+//
+// jsonschema/v5 stays in go.mod as this package's test oracle only: it is
+// imported from _test.go files, never from the binary. The differential
+// test validates every JSON and YAML document under the repository's
+// testdata/ folders and examples/, and mutations of every spec in them
+// (a key dropped, an unknown key added, a value of another type), against
+// every schema the repository validates with, with both validators, and
+// requires the same set of leaf violations (instance pointer and message);
+// FuzzAgreesWithJSONSchemaV5 does the same for arbitrary documents, and the
+// keyword cases of the unit tests are checked against it too.
+//
+// # What is supported
+//
+// Compile takes the schema as JSON text (numbers read exactly, as
+// json.Number); Validate takes a document as encoding/json with UseNumber
+// decodes it (map[string]any, []any, string, json.Number, bool, nil), which
+// is also what assert's YAML conversion produces; float64 and the Go integer
+// types are numbers too. Any other Go value is a violation ("invalid JSON
+// value of Go type T"), never a panic.
+//
+//   - Assertions: type (integer accepts any number without a fractional
+//     part, 1.0 and 1e2 included, read from the decimal text so no exponent
+//     is too large), enum, const, required, minProperties, maxProperties,
+//     dependentRequired, minItems, maxItems, uniqueItems, minContains,
+//     maxContains, minLength and maxLength (in code points), pattern (Go
+//     RE2 syntax, unanchored, compiled once), minimum, maximum,
+//     exclusiveMinimum, exclusiveMaximum and multipleOf (exact, with
+//     math/big on the number's decimal text).
+//   - Applicators: properties, patternProperties, additionalProperties,
+//     propertyNames, dependentSchemas, prefixItems, items, contains, allOf,
+//     anyOf, oneOf, not, if/then/else, and unevaluatedProperties and
+//     unevaluatedItems with annotations collected through every in-place
+//     applicator ($ref, allOf, anyOf, oneOf, not, if/then/else,
+//     dependentSchemas).
+//   - Boolean schemas, $defs, $ref to a JSON pointer in the same document
+//     ("#", "#/$defs/x", "#/properties/a", percent-encoded or not) or to an
+//     $anchor ("#name"), $id at the root (accepted, not used: references
+//     must start with "#"), $schema when it names draft 2020-12.
+//   - Annotations, never asserted: title, description, $comment, default,
+//     examples, deprecated, readOnly, writeOnly, format, contentEncoding,
+//     contentMediaType, contentSchema. format is an annotation as 2020-12
+//     says and as jsonschema/v5 treats it in a schema that names 2020-12 in
+//     $schema.
+//
+// A word that is no keyword of any JSON Schema draft ("x-ui",
+// "definitions", "discriminator") is ignored, as 2020-12 says; a subschema
+// under it can still be the target of a $ref.
+//
+// # What is a compile error
+//
+// A *CompileError, naming the keyword and the JSON pointer of its schema
+// object, for: text that is not one JSON value; a schema that is neither an
+// object nor a boolean; a keyword whose value has the wrong shape (what the
+// 2020-12 metaschema would reject: "type": "text", "minLength": -1,
+// "multipleOf": 0, "required": "a", a title that is no string, ...); a
+// pattern or patternProperties key Go's regexp cannot compile; a $ref that
+// does not start with "#" (remote and relative references), that points at
+// nothing, or names an unknown anchor; a duplicate $anchor; $id below the
+// root (embedded resources); a $schema other than draft 2020-12; references
+// that loop without moving into the instance ({"$ref": "#"}); and the
+// keywords of JSON Schema that this package does not implement, whose
+// silent omission would change verdicts: $dynamicRef, $dynamicAnchor,
+// $recursiveRef, $recursiveAnchor, $vocabulary, dependencies,
+// additionalItems and the array form of items. The line: a keyword some
+// draft defines as an assertion or applicator, or that changes how
+// references resolve, is implemented or refused; annotations and words no
+// draft defines are accepted and ignored.
+//
+// # Decisions
+//
+// Messages and which violations are reported follow jsonschema/v5, leaf by
+// leaf: a failed anyOf or oneOf (no branch passes) reports every branch's
+// violations; a oneOf that two branches pass reports "valid against
+// schemas at indexes i and j" alone; a failed contains reports each item's
+// violations, or "valid must be >= n, but got m" when no item failed; a
+// failed type ends the checks of its schema object (nothing else of that
+// object is reported); not and if report nothing of their subschema. The
+// annotation quirks of jsonschema/v5 are kept, since they decide which
+// unevaluatedProperties violations appear: a passing subschema of not
+// contributes its evaluated members, a failed one never does.
+//
+// Three deliberate differences. Instance pointers are RFC 6901:
+// jsonschema/v5 also percent-encodes each token as a URL path ("a b"
+// becomes "a%20b") and locates a member named "" at its parent's pointer;
+// here "a b" stays "a b" and the member "" is at "/". The names of a failed
+// "additionalProperties": false are listed in sorted order (jsonschema/v5
+// lists them in map order), and Violation.Properties carries them unquoted,
+// so that callers need not parse the message. And format is never
+// asserted: jsonschema/v5 asserts it in a schema without $schema (every
+// schema of this repository names 2020-12, where it does not).
+//
+// Violations come out sorted by instance location, stable, so that the
+// violations of one value keep the order of the keywords that found them
+// (the order of jsonschema/v5's error tree). A number math/big cannot read
+// (an exponent beyond a million) compared against minimum and the like is a
+// violation, "number N is beyond what can be compared exactly", where
+// jsonschema/v5 panics. uniqueItems compares long arrays through a hash of
+// each item, so a long array costs linear time.
+package jsonschema
