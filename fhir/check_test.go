@@ -104,10 +104,16 @@ func TestSpecValidation(t *testing.T) {
 		`{"assert":"fhir-resource-state","resource_type":"Patient","search":{"name":[]}}`,
 		`{"assert":"fhir-resource-state","resource_type":"Patient","fields":[{"path":"id","expect":"x"}]}`,
 		`{"assert":"fhir-resource-state","resource_type":"Patient","resourceType":"Patient"}`,
+		`{"assert":"fhir-resource-state","resource_type":"P` + strings.Repeat("a", 64) + `"}`,
+		`{"assert":"fhir-resource-state","resource_type":"Pat-ient"}`,
 	} {
 		if _, err := assert.Decode([]byte(spec)); err == nil {
 			t.Errorf("accepted %s", spec)
 		}
+	}
+	// A type name is at most 64 characters.
+	if _, err := assert.Decode([]byte(`{"assert":"fhir-resource-state","resource_type":"P` + strings.Repeat("a", 63) + `"}`)); err != nil {
+		t.Errorf("a 64-character type: %v", err)
 	}
 	if _, ok := assert.Schema(fhir.Kind); !ok {
 		t.Error("no schema")
