@@ -500,8 +500,7 @@ func (x *Interchange) buildIndex() {
 			continue
 		}
 		ix.sep = sc.d.Element
-		t := x.data[start:end]
-		id := packID(t, ix.sep)
+		id := packID(x.data[start:end], ix.sep)
 		switch c := classOf(id); {
 		case c == 0:
 			ix.segs[i].loop = ix.cur
@@ -512,7 +511,7 @@ func (x *Interchange) buildIndex() {
 			inTx = false
 		case id == idInvalid || id == idST || id == idTA1:
 		default:
-			ix.assign(i, id, t)
+			ix.segs[i].loop, _ = ix.assign(i, id, c, start, end)
 		}
 	}
 	x.setIndex(ix)
@@ -529,6 +528,11 @@ func (ix *indexer) startTx(guide uint8, at int) {
 		ix.sizeLoops(at)
 	}
 	ix.is278 = guide == guide278
+	if ix.loops == nil && guide != guideNone {
+		// Loops open at about every other segment of the guides; the
+		// second transaction set resizes the list (sizeLoops).
+		ix.loops = make([]loop, 0, min(cap(ix.segs)/2+16, 1024))
+	}
 	ix.nopen = 0
 	ix.hl.start()
 	ix.ls = -1
@@ -552,56 +556,34 @@ func (ix *indexer) endTx() {
 // setCur makes loop inst, whose last segment so far is i, the innermost:
 // the loop it replaces keeps the last segment it was given.
 func (ix *indexer) setCur(inst, i int32) {
-	if c := ix.cur; c >= 0 && ix.curLast > ix.loops[c].last {
+	if c := ix.cur; c >= 0 {
+		// curLast is never before the loop's last segment: that was the
+		// loop's curLast when it last stopped being the innermost.
 		ix.loops[c].last = ix.curLast
 	}
 	ix.cur, ix.curLast = inst, i
 }
 
-// assign gives segment i (packed identifier id, text t), whose identifier
-// classOf marks as one the loops depend on, its loop. It returns false for
-// an HL whose HL02 names no earlier HL.
-func (ix *indexer) assign(i int32, id uint32, t string) bool {
-	sep := ix.sep
+// assign returns the loop of segment i, whose packed identifier id has
+// the class bits c (classOf: one the loops depend on) and whose text is
+// data[start:end]; ok is false for an HL whose HL02 names no earlier HL.
+// The caller writes the loop into the segment's index entry.
+func (ix *indexer) assign(i int32, id uint32, c uint8, start, end int) (loop int32, ok bool) {
 	switch id {
+	case idHL:
+		return ix.openHL(i, start, end)
 	case idBHT:
 		if ix.is278 {
 			// X217: BHT02 11 is a response, 13 a request.
-			if v, _ := field(t, sep, 2); v == "11" {
+			if v, _ := field(ix.x.data[start:end], ix.sep, 2); v == "11" {
 				ix.def = def278Res
 			}
 		}
-		ix.segs[i].loop = ix.cur
 		ix.curLast = i
-		return true
-	case idHL:
-		start := int(ix.segs[i].start)
-		end := start + len(t)
-		p1, p1End, p2, p2End := hlIDs(ix.x.data, start, end, sep)
-		var def *loopDef
-		if p2End < end {
-			// HL03 follows HL02.
-			c := p2End + 1
-			ce := c
-			for ce < end && ix.x.data[ce] != sep {
-				ce++
-			}
-			def = ix.def.loop(ix.x.data[c:ce])
-		}
-		var name, di uint16
-		if def != nil {
-			name, di = def.name, def.idx
-		}
-		inst := ix.newLoop(name, -1, i)
-		parent, found := ix.hl.parent(p1, p1End, p2, p2End, inst)
-		ix.loops[inst].parent = parent
-		ix.open[0] = openLoop{def: di, inst: inst}
-		ix.nopen = 1
-		ix.ls = -1
-		return found
+		return ix.cur, true
 	}
 	if ix.nopen == 0 {
-		return true // the header, before the first HL
+		return -1, true // the header, before the first HL
 	}
 	switch id {
 	case idLS:
@@ -618,31 +600,90 @@ func (ix *indexer) assign(i int32, id uint32, t string) bool {
 		}
 		ix.ls = -1
 	default:
-		if classOf(id)&clsOpens == 0 {
+		if c&clsOpens == 0 {
 			break
 		}
-		if d, c := ix.trigger(id, t, sep); c != nil {
-			inst := ix.newLoop(c.name, ix.open[d].inst, i)
-			if d+1 < int32(len(ix.open)) { // always: the guides nest 4 deep
-				ix.open[d+1] = openLoop{def: c.def, inst: inst}
-				ix.nopen = d + 2
-			}
-			return true
+		if d, k := ix.trigger(id, start, end); k != nil && d+1 < int32(len(ix.open)) { // always: the guides nest 4 deep
+			inst := ix.newLoop(k.name, ix.open[d].inst, i)
+			ix.open[d+1] = openLoop{def: k.def, inst: inst}
+			ix.nopen = d + 2
+			return inst, true
 		}
 	}
 	inst := ix.open[ix.nopen-1].inst
-	ix.segs[i].loop = inst
 	ix.setCur(inst, i)
-	return true
+	return inst, true
 }
 
-// trigger finds the loop segment id (text t) opens: a loop nested in one of
-// the open loops, innermost first. A first pass honours qualifiers; when it
-// finds nothing, a second pass lets a qualified loop open on its segment
-// alone, so that an unlisted code still starts the loop its segment starts.
+// openHL opens the HL level loop of the HL segment i, data[start:end],
+// nested in the loop of the HL its HL02 names; ok is false when no earlier
+// HL of the transaction set has that HL01.
+func (ix *indexer) openHL(i int32, start, end int) (loop int32, ok bool) {
+	data, sep := ix.x.data, ix.sep
+	p1, p1End, p2, p2End := hlIDs(data, start, end, sep)
+	var def *loopDef
+	if p2End < end {
+		// HL03 follows HL02.
+		c := p2End + 1
+		ce := c
+		for ce < end && data[ce] != sep {
+			ce++
+		}
+		def = ix.def.loop(data[c:ce])
+	}
+	var name, di uint16
+	if def != nil {
+		name, di = def.name, def.idx
+	}
+	inst := ix.newLoop(name, -1, i)
+	parent, found := ix.hl.parent(p1, p1End, p2, p2End, inst)
+	ix.loops[inst].parent = parent
+	ix.open[0] = openLoop{def: di, inst: inst}
+	ix.nopen = 1
+	ix.ls = -1
+	return inst, found
+}
+
+// trigger finds the loop segment id (data[start:end]) opens: a loop nested
+// in one of the open loops, innermost first, the first in the guide's
+// order not before the one last opened in the same loop (else the first).
 // It returns the level of the open loop the new one nests in, and the new
-// loop (in kidsOf); nil when the segment opens none.
-func (ix *indexer) trigger(id uint32, t string, sep byte) (level int32, k *kid) {
+// loop (in kidsOf); nil when the segment opens none. Only the 278 has
+// loops that qualifiers select; an open loop with such children is left
+// to triggerQual.
+func (ix *indexer) trigger(id uint32, start, end int) (level int32, k *kid) {
+	for d := ix.nopen - 1; d >= 0; d-- {
+		o := &ix.open[d]
+		dk := &kidsOf[o.def]
+		if dk.qual {
+			return ix.triggerQual(id, start, end)
+		}
+		best := int32(-1)
+		for ci := int32(0); ci < int32(dk.n); ci++ {
+			if c := &dk.kids[ci]; c.segID != id || c.inLS && ix.ls != d {
+				continue
+			}
+			if ci >= o.lastChild {
+				best = ci
+				break
+			}
+			if best < 0 {
+				best = ci
+			}
+		}
+		if best >= 0 {
+			o.lastChild = best
+			return d, &dk.kids[best]
+		}
+	}
+	return -1, nil
+}
+
+// triggerQual is trigger where qualifiers (element 01) select loops: a
+// first pass honours them; when it finds nothing, a second pass lets a
+// qualified loop open on its segment alone, so that an unlisted code still
+// starts the loop its segment starts.
+func (ix *indexer) triggerQual(id uint32, start, end int) (level int32, k *kid) {
 	var q string
 	haveQ := false
 	for pass := 0; pass < 2; pass++ {
@@ -657,7 +698,7 @@ func (ix *indexer) trigger(id uint32, t string, sep byte) (level int32, k *kid) 
 				}
 				if pass == 0 && c.qual {
 					if !haveQ {
-						q, _ = field(t, sep, 1)
+						q, _ = field(ix.x.data[start:end], ix.sep, 1)
 						haveQ = true
 					}
 					if !member(q, loopDefs[c.def].quals) {
@@ -697,7 +738,8 @@ type kid struct {
 // order, in one flat value (no pointers to follow per segment).
 type defKids struct {
 	n     uint8
-	hasLS bool
+	hasLS bool // some kid opens only inside LS/LE
+	qual  bool // qualifiers select some kid
 	kids  [maxKids]kid
 }
 
@@ -719,6 +761,7 @@ var kidsOf = func() []defKids {
 		out[i].n, out[i].hasLS = uint8(len(d.children)), d.hasLS
 		for k, c := range d.children {
 			out[i].kids[k] = kid{segID: c.segID, def: c.idx, name: c.name, inLS: c.inLS, qual: c.quals != nil}
+			out[i].qual = out[i].qual || c.quals != nil
 		}
 	}
 	return out
@@ -834,14 +877,8 @@ func (ix *indexer) sizeLoops(at int) {
 }
 
 func (ix *indexer) newLoop(name uint16, parent, first int32) int32 {
-	if ix.loops == nil {
-		// Loops open at about every other segment of the guides; the
-		// second transaction set resizes the list (sizeLoops).
-		ix.loops = make([]loop, 0, min(cap(ix.segs)/2+16, 1024))
-	}
+	inst := int32(len(ix.loops))
 	ix.loops = append(ix.loops, loop{name: name, parent: parent, first: first, last: first})
-	inst := int32(len(ix.loops) - 1)
-	ix.segs[first].loop = inst
 	ix.setCur(inst, first)
 	return inst
 }

@@ -723,9 +723,10 @@ func (p *parser) run(pos int) {
 						ix.segs = append(ix.segs, segment{start: int32(pos), loop: ix.cur})
 						ix.curLast = n
 					} else {
-						ix.segs = append(ix.segs, segment{start: int32(pos), loop: -1})
 						ix.sep = p.d.Element
-						if !ix.assign(n, id, t) {
+						loop, ok := ix.assign(n, id, c, pos, end)
+						ix.segs = append(ix.segs, segment{start: int32(pos), loop: loop})
+						if !ok {
 							p.noParent(n, pos, end)
 						}
 					}
@@ -863,19 +864,10 @@ func (p *parser) segment(i int32, start, end int) {
 			p.find(i, start, end, "TA1 outside an interchange")
 		}
 	default:
+		// Inside a transaction set, the parse loop reads the other
+		// segments itself.
 		if !p.inST {
 			p.find(i, start, end, preview(segmentID(t, p.d.Element))+" outside a transaction set: no ST is open")
-			return
-		}
-		switch {
-		case p.guide == guideNone:
-		case p.ix != nil:
-			p.ix.sep = p.d.Element
-			if !p.ix.assign(i, id, t) {
-				p.noParent(i, start, end)
-			}
-		case id == idHL:
-			p.checkHL(i, start, end)
 		}
 	}
 }
