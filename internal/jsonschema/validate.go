@@ -41,8 +41,25 @@ type state struct {
 	inst []token
 	kw   []token
 	out  []Violation
-	buf  [32]token // backs inst and kw while they are short
+	// failures counts every failure, recorded or not; quiet > 0 while
+	// only verdicts are wanted (inside not and if, and the first pass of
+	// anyOf, oneOf and contains), when failures are counted but no
+	// violation is built.
+	failures int
+	quiet    int
+	buf      [32]token // backs inst and kw while they are short
 }
+
+// mark is a point to roll back to.
+type mark struct{ out, failures int }
+
+func (st *state) mark() mark { return mark{len(st.out), st.failures} }
+
+// reset forgets the failures since m.
+func (st *state) reset(m mark) { st.out, st.failures = st.out[:m.out], m.failures }
+
+// passed reports whether nothing failed since m.
+func (st *state) passed(m mark) bool { return st.failures == m.failures }
 
 func joinTokens(toks []token, extra string) string {
 	if len(toks) == 0 && extra == "" {
@@ -64,12 +81,26 @@ func joinTokens(toks []token, extra string) string {
 	return b.String()
 }
 
+// fail records a violation of keyword at the current location.
 func (st *state) fail(keyword, msg string) {
+	st.failures++
+	if st.quiet > 0 {
+		return
+	}
 	st.out = append(st.out, Violation{
 		InstanceLocation: joinTokens(st.inst, ""),
 		KeywordLocation:  joinTokens(st.kw, keyword),
 		Message:          msg,
 	})
+}
+
+// failf is fail with a message built only when it is recorded.
+func (st *state) failf(keyword string, msg func() string) {
+	if st.quiet > 0 {
+		st.failures++
+		return
+	}
+	st.fail(keyword, msg())
 }
 
 // Validate checks doc, a value as encoding/json with UseNumber decodes it
@@ -289,7 +320,6 @@ func (st *state) pushKw2(s string, t token) { st.kw = append(st.kw, token{s: s},
 func (st *state) popKw(n int)               { st.kw = st.kw[:len(st.kw)-n] }
 func (st *state) pushInst(t token)          { st.inst = append(st.inst, t) }
 func (st *state) popInst()                  { st.inst = st.inst[:len(st.inst)-1] }
-func (st *state) truncate(mark int)         { st.out = st.out[:mark] }
 func nameTok(s string) token                { return token{s: s} }
 func idxTok(i int) token                    { return token{i: i, idx: true} }
 func (st *state) child(n *node, v any, t token) bool {
@@ -297,6 +327,20 @@ func (st *state) child(n *node, v any, t token) bool {
 	ok := st.validate(n, v, nil)
 	st.popInst()
 	return ok
+}
+
+// loudBranches records the violations of every branch of a failed anyOf
+// or oneOf (all of them failed), once the quiet pass found the verdict.
+func (st *state) loudBranches(kw string, branches []*node, v any) {
+	if st.quiet > 0 {
+		st.failures++ // the verdict is all that is wanted
+		return
+	}
+	for i, s := range branches {
+		st.pushKw2(kw, idxTok(i))
+		st.validate(s, v, nil)
+		st.popKw(2)
+	}
 }
 
 // inPlace validates v against n, a subschema applied to the same instance,
@@ -318,7 +362,7 @@ func (st *state) inPlace(n *node, v any, ev *evaluated) bool {
 // jsonschema/v5's order of keywords, so that violations of one value come
 // out in the same order.
 func (st *state) validate(n *node, v any, ev *evaluated) bool {
-	mark := len(st.out)
+	start := st.mark()
 	if n.always != nil {
 		if !*n.always {
 			st.fail("", "not allowed")
@@ -331,7 +375,7 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 	}
 	vType, ok := jsonType(v)
 	if !ok {
-		st.fail("", fmt.Sprintf("invalid JSON value of Go type %T", v))
+		st.failf("", func() string { return fmt.Sprintf("invalid JSON value of Go type %T", v) })
 		return false
 	}
 	if len(n.types) > 0 {
@@ -343,7 +387,7 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 			}
 		}
 		if !matched {
-			st.fail("type", fmt.Sprintf("expected %s, but got %s", strings.Join(n.types, " or "), vType))
+			st.failf("type", func() string { return fmt.Sprintf("expected %s, but got %s", strings.Join(n.types, " or "), vType) })
 			return false
 		}
 	}
@@ -372,14 +416,14 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 		if n.minLength != -1 || n.maxLength != -1 {
 			length := utf8.RuneCountInString(t)
 			if n.minLength != -1 && length < n.minLength {
-				st.fail("minLength", fmt.Sprintf("length must be >= %d, but got %d", n.minLength, length))
+				st.failf("minLength", func() string { return fmt.Sprintf("length must be >= %d, but got %d", n.minLength, length) })
 			}
 			if n.maxLength != -1 && length > n.maxLength {
-				st.fail("maxLength", fmt.Sprintf("length must be <= %d, but got %d", n.maxLength, length))
+				st.failf("maxLength", func() string { return fmt.Sprintf("length must be <= %d, but got %d", n.maxLength, length) })
 			}
 		}
 		if n.pattern != nil && !n.pattern.MatchString(t) {
-			st.fail("pattern", "does not match pattern "+quote(n.pattern.String()))
+			st.failf("pattern", func() string { return "does not match pattern " + quote(n.pattern.String()) })
 		}
 	case bool, nil:
 	default:
@@ -391,12 +435,17 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 		st.inPlace(n.ref, v, ev)
 		st.popKw(1)
 	}
+	if st.quiet > 0 && !st.passed(start) {
+		return false // only the verdict is wanted, and it is known
+	}
 	if n.not != nil {
-		m := len(st.out)
+		m := st.mark()
 		st.pushKw("not")
+		st.quiet++
 		ok := st.inPlace(n.not, v, ev)
+		st.quiet--
 		st.popKw(1)
-		st.truncate(m)
+		st.reset(m)
 		if ok {
 			st.fail("not", "not failed")
 		}
@@ -407,50 +456,60 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 		st.popKw(2)
 	}
 	if len(n.anyOf) > 0 {
-		m := len(st.out)
+		// Every branch is evaluated, for its annotations; the violations
+		// are built only when none passes.
 		matched := false
+		st.quiet++
 		for i, s := range n.anyOf {
+			m := st.mark()
 			st.pushKw2("anyOf", idxTok(i))
 			if st.inPlace(s, v, ev) {
 				matched = true
 			}
 			st.popKw(2)
+			st.reset(m)
 		}
-		if matched {
-			st.truncate(m)
+		st.quiet--
+		if !matched {
+			st.loudBranches("anyOf", n.anyOf, v)
 		}
 	}
 	if len(n.oneOf) > 0 {
-		m := len(st.out)
 		matched := -1
+		st.quiet++
 		for i, s := range n.oneOf {
+			m := st.mark()
 			st.pushKw2("oneOf", idxTok(i))
-			before := len(st.out)
 			ok := st.inPlace(s, v, ev)
 			st.popKw(2)
+			st.reset(m)
 			if !ok {
 				continue
 			}
-			st.truncate(before)
 			if matched == -1 {
 				matched = i
 				continue
 			}
-			st.truncate(m)
-			st.fail("oneOf", fmt.Sprintf("valid against schemas at indexes %d and %d", matched, i))
+			st.quiet--
+			first := matched
+			st.failf("oneOf", func() string { return fmt.Sprintf("valid against schemas at indexes %d and %d", first, i) })
+			st.quiet++
 			matched = -2
 			break
 		}
-		if matched >= 0 {
-			st.truncate(m)
+		st.quiet--
+		if matched == -1 {
+			st.loudBranches("oneOf", n.oneOf, v)
 		}
 	}
 	if n.ifS != nil {
-		m := len(st.out)
+		m := st.mark()
 		st.pushKw("if")
+		st.quiet++
 		ok := st.inPlace(n.ifS, v, ev)
+		st.quiet--
 		st.popKw(1)
-		st.truncate(m)
+		st.reset(m)
 		if ok && n.thenS != nil {
 			st.pushKw("then")
 			st.inPlace(n.thenS, v, ev)
@@ -491,25 +550,32 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 			ev.all = true
 		}
 	}
-	return len(st.out) == mark
+	return st.passed(start)
 }
 
 func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 	if n.minProps != -1 && len(v) < n.minProps {
-		st.fail("minProperties", fmt.Sprintf("minimum %d properties allowed, but found %d properties", n.minProps, len(v)))
+		st.failf("minProperties", func() string {
+			return fmt.Sprintf("minimum %d properties allowed, but found %d properties", n.minProps, len(v))
+		})
 	}
 	if n.maxProps != -1 && len(v) > n.maxProps {
-		st.fail("maxProperties", fmt.Sprintf("maximum %d properties allowed, but found %d properties", n.maxProps, len(v)))
+		st.failf("maxProperties", func() string {
+			return fmt.Sprintf("maximum %d properties allowed, but found %d properties", n.maxProps, len(v))
+		})
 	}
-	if len(n.required) > 0 {
-		var missing []string
-		for _, name := range n.required {
-			if _, ok := v[name]; !ok {
-				missing = append(missing, quote(name))
-			}
-		}
-		if len(missing) > 0 {
-			st.fail("required", "missing properties: "+strings.Join(missing, ", "))
+	for _, name := range n.required {
+		if _, ok := v[name]; !ok {
+			st.failf("required", func() string {
+				var missing []string
+				for _, name := range n.required {
+					if _, ok := v[name]; !ok {
+						missing = append(missing, quote(name))
+					}
+				}
+				return "missing properties: " + strings.Join(missing, ", ")
+			})
+			break
 		}
 	}
 	for _, p := range n.props {
@@ -548,16 +614,20 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 		}
 	}
 	if n.hasAddProps {
-		// Names that neither properties nor patternProperties evaluated.
-		var extra []string
-		for name := range v {
-			if !n.local(name) {
-				extra = append(extra, name)
-			}
-		}
-		sort.Strings(extra)
+		// Members that neither properties nor patternProperties evaluated.
 		if n.addPropsFalse {
+			var extra []string
+			for name := range v {
+				if !n.local(name) {
+					if st.quiet > 0 {
+						st.failures++
+						break
+					}
+					extra = append(extra, name)
+				}
+			}
 			if len(extra) > 0 {
+				sort.Strings(extra)
 				quoted := make([]string, len(extra))
 				for i, name := range extra {
 					quoted[i] = quote(name)
@@ -567,8 +637,10 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 			}
 		} else {
 			st.pushKw("additionalProperties")
-			for _, name := range extra {
-				st.child(n.addProps, v[name], nameTok(name))
+			for name, pv := range v {
+				if !n.local(name) {
+					st.child(n.addProps, pv, nameTok(name))
+				}
 			}
 			st.popKw(1)
 		}
@@ -582,8 +654,9 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 		}
 		for i, name := range d.required {
 			if _, ok := v[name]; !ok {
-				st.fail("dependentRequired/"+escapeToken(d.name)+"/"+strconv.Itoa(i),
-					fmt.Sprintf("property %s is required, if %s property exists", quote(name), quote(d.name)))
+				st.failf("dependentRequired/"+escapeToken(d.name)+"/"+strconv.Itoa(i), func() string {
+					return fmt.Sprintf("property %s is required, if %s property exists", quote(name), quote(d.name))
+				})
 			}
 		}
 	}
@@ -599,14 +672,14 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 
 func (st *state) validateArray(n *node, v []any, ev *evaluated) {
 	if n.minItems != -1 && len(v) < n.minItems {
-		st.fail("minItems", fmt.Sprintf("minimum %d items required, but found %d items", n.minItems, len(v)))
+		st.failf("minItems", func() string { return fmt.Sprintf("minimum %d items required, but found %d items", n.minItems, len(v)) })
 	}
 	if n.maxItems != -1 && len(v) > n.maxItems {
-		st.fail("maxItems", fmt.Sprintf("maximum %d items required, but found %d items", n.maxItems, len(v)))
+		st.failf("maxItems", func() string { return fmt.Sprintf("maximum %d items required, but found %d items", n.maxItems, len(v)) })
 	}
 	if n.unique {
 		if j, i, dup := firstDuplicate(v); dup {
-			st.fail("uniqueItems", fmt.Sprintf("items at index %d and %d are equal", j, i))
+			st.failf("uniqueItems", func() string { return fmt.Sprintf("items at index %d and %d are equal", j, i) })
 		}
 	}
 	for i, item := range v {
@@ -629,27 +702,35 @@ func (st *state) validateArray(n *node, v []any, ev *evaluated) {
 		ev.all = true
 	}
 	if n.contains != nil {
-		m := len(st.out)
 		matched := 0
 		st.pushKw("contains")
+		st.quiet++
 		for i, item := range v {
+			m := st.mark()
 			if st.child(n.contains, item, idxTok(i)) {
 				matched++
 				if ev != nil {
 					ev.item(i)
 				}
 			}
+			st.reset(m)
 		}
+		st.quiet--
 		st.popKw(1)
 		if n.minContains != -1 && matched < n.minContains {
-			if len(st.out) == m {
-				st.fail("minContains", fmt.Sprintf("valid must be >= %d, but got %d", n.minContains, matched))
+			if matched == len(v) || st.quiet > 0 {
+				st.failf("minContains", func() string { return fmt.Sprintf("valid must be >= %d, but got %d", n.minContains, matched) })
+			} else {
+				// the violations of the items that failed
+				st.pushKw("contains")
+				for i, item := range v {
+					st.child(n.contains, item, idxTok(i))
+				}
+				st.popKw(1)
 			}
-		} else {
-			st.truncate(m)
 		}
 		if n.maxContains != -1 && matched > n.maxContains {
-			st.fail("maxContains", fmt.Sprintf("valid must be <= %d, but got %d", n.maxContains, matched))
+			st.failf("maxContains", func() string { return fmt.Sprintf("valid must be <= %d, but got %d", n.maxContains, matched) })
 		}
 	}
 }
@@ -660,24 +741,24 @@ func (st *state) validateNumber(n *node, v any) {
 	}
 	num, ok := rat(v)
 	if !ok {
-		st.fail("", fmt.Sprintf("number %v is beyond what can be compared exactly", v))
+		st.failf("", func() string { return fmt.Sprintf("number %v is beyond what can be compared exactly", v) })
 		return
 	}
 	if n.minimum != nil && num.Cmp(n.minimum) < 0 {
-		st.fail("minimum", fmt.Sprintf("must be >= %v but found %v", f64(n.minimum), v))
+		st.failf("minimum", func() string { return fmt.Sprintf("must be >= %v but found %v", f64(n.minimum), v) })
 	}
 	if n.exclusiveMinimum != nil && num.Cmp(n.exclusiveMinimum) <= 0 {
-		st.fail("exclusiveMinimum", fmt.Sprintf("must be > %v but found %v", f64(n.exclusiveMinimum), v))
+		st.failf("exclusiveMinimum", func() string { return fmt.Sprintf("must be > %v but found %v", f64(n.exclusiveMinimum), v) })
 	}
 	if n.maximum != nil && num.Cmp(n.maximum) > 0 {
-		st.fail("maximum", fmt.Sprintf("must be <= %v but found %v", f64(n.maximum), v))
+		st.failf("maximum", func() string { return fmt.Sprintf("must be <= %v but found %v", f64(n.maximum), v) })
 	}
 	if n.exclusiveMaximum != nil && num.Cmp(n.exclusiveMaximum) >= 0 {
-		st.fail("exclusiveMaximum", fmt.Sprintf("must be < %v but found %v", f64(n.exclusiveMaximum), v))
+		st.failf("exclusiveMaximum", func() string { return fmt.Sprintf("must be < %v but found %v", f64(n.exclusiveMaximum), v) })
 	}
 	if n.multipleOf != nil {
 		if q := new(big.Rat).Quo(num, n.multipleOf); !q.IsInt() {
-			st.fail("multipleOf", fmt.Sprintf("%v not multipleOf %v", v, f64(n.multipleOf)))
+			st.failf("multipleOf", func() string { return fmt.Sprintf("%v not multipleOf %v", v, f64(n.multipleOf)) })
 		}
 	}
 }
