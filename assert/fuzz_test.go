@@ -1,9 +1,12 @@
 package assert_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/assaykit/assay/assert"
@@ -28,8 +31,20 @@ func FuzzParseCriteria(f *testing.F) {
 	addFiles(f, "testdata/*.json")
 	f.Add([]byte(`{"data": [{"assertion": {"fixed": 1}, "weight": 0}]}`))
 	f.Add([]byte(`[{"weight": -0}]`))
+	f.Add([]byte(` [ "]" , {"a": "[\\"}, [1, [2]], null ] `))
 	reg := newTestRegistry()
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The reflection-free split of a criteria array agrees with
+		// encoding/json's.
+		if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
+			var want []json.RawMessage
+			if err := json.Unmarshal(trimmed, &want); err != nil {
+				t.Fatal(err)
+			}
+			if got := assert.SplitArray(trimmed); len(got) != len(want) || (len(got) > 0 && !reflect.DeepEqual(got, want)) {
+				t.Fatalf("split %q, encoding/json %q", got, want)
+			}
+		}
 		cs, err := assert.ParseCriteria(data)
 		if err != nil {
 			return

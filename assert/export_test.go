@@ -1,0 +1,4 @@
+package assert
+
+// SplitArray exposes splitArray to the external tests.
+var SplitArray = splitArray
