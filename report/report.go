@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/internal/jsonenc"
 	"github.com/tidwall/gjson"
 )
@@ -97,6 +98,17 @@ func FieldDiffs(evidence any) []FieldDiff {
 	if evidence == nil {
 		return nil
 	}
+	// The evidence most kinds return is read directly: marshalling it
+	// whole (a matched FHIR resource, a portal row) to find its failing
+	// fields was a fifth of a one-shot assay eval's report.
+	switch ev := evidence.(type) {
+	case check.Evidence:
+		return evidenceDiffs(ev)
+	case *check.Evidence:
+		if ev != nil {
+			return evidenceDiffs(*ev)
+		}
+	}
 	data, err := json.Marshal(evidence)
 	if err != nil {
 		return nil
@@ -132,6 +144,33 @@ func FieldDiffs(evidence any) []FieldDiff {
 		})
 	}
 	return out
+}
+
+// evidenceDiffs is FieldDiffs of a check.Evidence. Values are marshalled as
+// json.Marshal writes them inside the whole evidence, so both ways read the
+// same.
+func evidenceDiffs(ev check.Evidence) []FieldDiff {
+	switch ev.ResultsKey {
+	case "", "field_results", "assertion_results", "phrase_results":
+	default:
+		return nil
+	}
+	var out []FieldDiff
+	for _, fr := range ev.FieldResults {
+		if fr.Passed {
+			continue
+		}
+		out = append(out, FieldDiff{Name: fr.Path, Expected: marshalOrNull(fr.Expected), Actual: marshalOrNull(fr.Actual), Reason: fr.Reason})
+	}
+	return out
+}
+
+func marshalOrNull(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return "null"
+	}
+	return string(data)
 }
 
 func rawOrNull(v gjson.Result) string {

@@ -54,6 +54,31 @@ func TestFieldDiffsListsEveryFailingField(t *testing.T) {
 	}
 }
 
+// A check.Evidence is read directly, not marshalled whole; the diffs are
+// the same as those read from its JSON.
+func TestFieldDiffsOfEvidenceReadAsItsJSON(t *testing.T) {
+	ev := check.Evidence{Matched: map[string]any{"big": strings.Repeat("x", 1000)}, ResultsKey: "assertion_results", FieldResults: []check.FieldResult{
+		{Path: "a<b>&c", Expected: "<tag> & \u2028", Actual: nil},
+		{Path: "n", Expected: json.Number("1e3"), Actual: []any{1.5, "x", map[string]any{"k": true}}, Reason: "differs"},
+		{Path: "ok", Expected: 1, Actual: 1, Passed: true},
+		{Path: "empty", Expected: "", Actual: map[string]any{}},
+	}}
+	// The anonymous struct hides the type from FieldDiffs but keeps
+	// MarshalJSON, so it takes the marshalling path.
+	viaJSON := report.FieldDiffs(struct{ check.Evidence }{ev})
+	if len(viaJSON) != 3 {
+		t.Fatalf("via JSON: %q", viaJSON)
+	}
+	for _, e := range []any{ev, &ev} {
+		if diff := cmp.Diff(viaJSON, report.FieldDiffs(e)); diff != "" {
+			t.Errorf("%T (-via JSON +direct):\n%s", e, diff)
+		}
+	}
+	if got := report.FieldDiffs(check.Evidence{ResultsKey: "rows", FieldResults: ev.FieldResults}); got != nil {
+		t.Errorf("results under an unknown key: %q", got)
+	}
+}
+
 func TestWriteTaskText(t *testing.T) {
 	var b bytes.Buffer
 	if err := report.WriteTask(&b, report.Text, task(), report.Options{}); err != nil {
