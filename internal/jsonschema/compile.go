@@ -141,6 +141,8 @@ type node struct {
 	pattern              *regexp.Regexp
 
 	minimum, exclusiveMinimum, maximum, exclusiveMaximum, multipleOf *big.Rat
+	// the bounds again, for comparisons without arithmetic
+	minimumD, exclusiveMinimumD, maximumD, exclusiveMaximumD decimal
 
 	ref     *node
 	refText string
@@ -366,7 +368,7 @@ func (c *compiler) compileObject(n *node, m map[string]any) error {
 		}
 		return int(r.Num().Int64()), nil
 	}
-	number := func(kw string, v any) (*big.Rat, error) {
+	number := func(kw string, v any, d *decimal) (*big.Rat, error) {
 		num, ok := v.(json.Number)
 		if !ok {
 			return nil, errAt(ptr, kw, "must be a number")
@@ -374,6 +376,11 @@ func (c *compiler) compileObject(n *node, m map[string]any) error {
 		r, ok := new(big.Rat).SetString(string(num))
 		if !ok {
 			return nil, errAt(ptr, kw, "%s is not a number this package can compare", num)
+		}
+		if d != nil {
+			if *d, ok = parseDecimal(string(num)); !ok {
+				return nil, errAt(ptr, kw, "%s is not a number this package can compare", num)
+			}
 		}
 		return r, nil
 	}
@@ -540,15 +547,15 @@ func (c *compiler) compileObject(n *node, m map[string]any) error {
 				return errAt(ptr, kw, "%q is not a valid regular expression (Go RE2 syntax): %v", s, err)
 			}
 		case "minimum":
-			n.minimum, err = number(kw, v)
+			n.minimum, err = number(kw, v, &n.minimumD)
 		case "maximum":
-			n.maximum, err = number(kw, v)
+			n.maximum, err = number(kw, v, &n.maximumD)
 		case "exclusiveMinimum":
-			n.exclusiveMinimum, err = number(kw, v)
+			n.exclusiveMinimum, err = number(kw, v, &n.exclusiveMinimumD)
 		case "exclusiveMaximum":
-			n.exclusiveMaximum, err = number(kw, v)
+			n.exclusiveMaximum, err = number(kw, v, &n.exclusiveMaximumD)
 		case "multipleOf":
-			n.multipleOf, err = number(kw, v)
+			n.multipleOf, err = number(kw, v, nil)
 			if err == nil && n.multipleOf.Sign() <= 0 {
 				return errAt(ptr, kw, "must be greater than 0")
 			}

@@ -38,12 +38,14 @@
 //
 //   - Assertions: type (integer accepts any number without a fractional
 //     part, 1.0 and 1e2 included, read from the decimal text so no exponent
-//     is too large), enum, const, required, minProperties, maxProperties,
+//     is too large), enum and const (numbers equal by value: 1, 1.0 and
+//     10e-1 are one number), required, minProperties, maxProperties,
 //     dependentRequired, minItems, maxItems, uniqueItems, minContains,
 //     maxContains, minLength and maxLength (in code points), pattern (Go
 //     RE2 syntax, unanchored, compiled once), minimum, maximum,
-//     exclusiveMinimum, exclusiveMaximum and multipleOf (exact, with
-//     math/big on the number's decimal text).
+//     exclusiveMinimum and exclusiveMaximum (exact: the decimal texts are
+//     compared digit by digit, so 1.5e999999 costs nothing), and
+//     multipleOf (exact, with math/big).
 //   - Applicators: properties, patternProperties, additionalProperties,
 //     propertyNames, dependentSchemas, prefixItems, items, contains, allOf,
 //     anyOf, oneOf, not, if/then/else, and unevaluatedProperties and
@@ -109,9 +111,13 @@
 //
 // Violations come out sorted by instance location, stable, so that the
 // violations of one value keep the order of the keywords that found them
-// (the order of jsonschema/v5's error tree). A number math/big cannot read
-// (an exponent beyond a million) compared against minimum and the like is a
-// violation, "number N is beyond what can be compared exactly", where
-// jsonschema/v5 panics. uniqueItems compares long arrays through a hash of
-// each item, so a long array costs linear time.
+// (the order of jsonschema/v5's error tree). Numbers are never expanded
+// except for multipleOf: where jsonschema/v5 panics on an exponent beyond
+// what math/big reads (a million), this package compares, and multipleOf
+// reports "N is beyond what can be divided exactly". uniqueItems compares
+// long arrays through a hash of each item, so a long array costs linear
+// time. Inside not and if, and on the first pass over the branches of
+// anyOf and oneOf and the items of contains, only verdicts are computed (no
+// message is built); the branches' violations are built on a second pass
+// only when they are reported, so a valid document costs two allocations.
 package jsonschema

@@ -13,18 +13,25 @@ var (
 	oracles     []*oracle
 )
 
+// repoOracles compiles, with both validators, every repository schema and
+// every schema of the keyword cases (which exercise the keywords the
+// repository does not use).
 func repoOracles(t testing.TB) []*oracle {
 	oraclesOnce.Do(func() {
 		for _, s := range repoSchemas(t) {
 			oracles = append(oracles, compileBoth(t, s.name, s.src))
+		}
+		for _, tc := range keywordCases {
+			oracles = append(oracles, compileBoth(t, "keyword case "+tc.name, []byte(tc.schema)))
 		}
 	})
 	return oracles
 }
 
 // FuzzAgreesWithJSONSchemaV5 validates arbitrary JSON documents against
-// every repository schema with both validators: same verdict, same leaf
-// violations. Seeded from the repository corpus and the keyword cases.
+// every repository schema and every keyword case's schema with both
+// validators: same verdict, same leaf violations. Seeded from the
+// repository corpus and the keyword cases.
 func FuzzAgreesWithJSONSchemaV5(f *testing.F) {
 	seeds := 0
 	for _, file := range repoCorpus(f) {

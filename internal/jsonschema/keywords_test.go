@@ -204,3 +204,24 @@ func TestKeywordsAgreeWithV5(t *testing.T) {
 		}
 	}
 }
+
+// TestKeywordCasesCrossAgreeWithV5 validates every keyword case's instance
+// against every keyword case's schema with both validators.
+func TestKeywordCasesCrossAgreeWithV5(t *testing.T) {
+	var docs []any
+	for _, tc := range keywordCases {
+		docs = append(docs, decodeJSON(t, tc.doc))
+	}
+	failures := 0
+	for _, tc := range keywordCases {
+		o := compileBoth(t, tc.name, []byte(tc.schema))
+		for _, d := range docs {
+			if diff, _ := o.agree(d); diff != "" {
+				failures++
+				if failures < 10 {
+					t.Errorf("%s", diff)
+				}
+			}
+		}
+	}
+}

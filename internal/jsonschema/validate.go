@@ -209,51 +209,11 @@ func rat(v any) (*big.Rat, bool) {
 	return new(big.Rat).SetString(fmt.Sprint(v))
 }
 
-// isInteger reports whether number v has no fractional part, reading the
-// decimal text so that no exponent is too large.
+// isInteger reports whether number v has no fractional part, from its
+// decimal text, so that no exponent is too large.
 func isInteger(v any) bool {
-	n, ok := v.(json.Number)
-	if !ok {
-		r, ok := rat(v)
-		return ok && r.IsInt()
-	}
-	s := string(n)
-	mant, exp := s, int64(0)
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		mant = s[:i]
-		e, err := strconv.ParseInt(s[i+1:], 10, 64)
-		if err != nil {
-			// An exponent beyond int64: positive means a huge integer.
-			return !strings.HasPrefix(s[i+1:], "-") || isZeroMantissa(mant)
-		}
-		exp = e
-	}
-	dot := strings.IndexByte(mant, '.')
-	if dot < 0 {
-		return exp >= 0 || isZeroMantissa(mant) || trailingZerosOK(mant, "", exp)
-	}
-	return trailingZerosOK(mant[:dot], mant[dot+1:], exp)
-}
-
-func isZeroMantissa(m string) bool {
-	for _, c := range m {
-		if c >= '1' && c <= '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// trailingZerosOK reports whether intPart.frac × 10^exp is an integer.
-func trailingZerosOK(intPart, frac string, exp int64) bool {
-	digits := strings.TrimLeft(intPart, "+-") + frac
-	if isZeroMantissa(digits) {
-		return true
-	}
-	trimmed := strings.TrimRight(digits, "0")
-	// fractional digits of the trimmed mantissa, before the exponent
-	fracDigits := int64(len(frac)) - int64(len(digits)-len(trimmed))
-	return fracDigits-exp <= 0
+	d, ok := decimalOf(v)
+	return ok && (d.digits == "" || d.exp >= int64(len(d.digits)))
 }
 
 // equals is JSON equality: numbers by value, objects by members.
@@ -291,6 +251,11 @@ func equals(a, b any) bool {
 		if x, ok := a.(json.Number); ok {
 			if y, ok := b.(json.Number); ok && x == y {
 				return true
+			}
+		}
+		if x, ok := decimalOf(a); ok {
+			if y, ok := decimalOf(b); ok {
+				return x == y
 			}
 		}
 		x, ok1 := rat(a)
@@ -739,25 +704,29 @@ func (st *state) validateNumber(n *node, v any) {
 	if n.minimum == nil && n.exclusiveMinimum == nil && n.maximum == nil && n.exclusiveMaximum == nil && n.multipleOf == nil {
 		return
 	}
-	num, ok := rat(v)
+	d, ok := decimalOf(v)
 	if !ok {
-		st.failf("", func() string { return fmt.Sprintf("number %v is beyond what can be compared exactly", v) })
+		st.failf("", func() string { return fmt.Sprintf("%v is not a number that can be compared exactly", v) })
 		return
 	}
-	if n.minimum != nil && num.Cmp(n.minimum) < 0 {
+	if n.minimum != nil && d.cmp(n.minimumD) < 0 {
 		st.failf("minimum", func() string { return fmt.Sprintf("must be >= %v but found %v", f64(n.minimum), v) })
 	}
-	if n.exclusiveMinimum != nil && num.Cmp(n.exclusiveMinimum) <= 0 {
+	if n.exclusiveMinimum != nil && d.cmp(n.exclusiveMinimumD) <= 0 {
 		st.failf("exclusiveMinimum", func() string { return fmt.Sprintf("must be > %v but found %v", f64(n.exclusiveMinimum), v) })
 	}
-	if n.maximum != nil && num.Cmp(n.maximum) > 0 {
+	if n.maximum != nil && d.cmp(n.maximumD) > 0 {
 		st.failf("maximum", func() string { return fmt.Sprintf("must be <= %v but found %v", f64(n.maximum), v) })
 	}
-	if n.exclusiveMaximum != nil && num.Cmp(n.exclusiveMaximum) >= 0 {
+	if n.exclusiveMaximum != nil && d.cmp(n.exclusiveMaximumD) >= 0 {
 		st.failf("exclusiveMaximum", func() string { return fmt.Sprintf("must be < %v but found %v", f64(n.exclusiveMaximum), v) })
 	}
 	if n.multipleOf != nil {
-		if q := new(big.Rat).Quo(num, n.multipleOf); !q.IsInt() {
+		// math/big, bounded by its own limit on exponents (1e6).
+		num, ok := rat(v)
+		if !ok {
+			st.failf("multipleOf", func() string { return fmt.Sprintf("%v is beyond what can be divided exactly", v) })
+		} else if q := new(big.Rat).Quo(num, n.multipleOf); !q.IsInt() {
 			st.failf("multipleOf", func() string { return fmt.Sprintf("%v not multipleOf %v", v, f64(n.multipleOf)) })
 		}
 	}
@@ -834,11 +803,15 @@ func hashValue(h *maphash.Hash, v any) {
 		h.Write(b[:])
 	default:
 		h.WriteByte(6)
-		if r, ok := rat(v); ok {
-			h.WriteString(r.RatString())
+		if d, ok := decimalOf(v); ok {
+			if d.neg {
+				h.WriteByte('-')
+			}
+			h.WriteString(d.digits)
+			h.WriteString(strconv.FormatInt(d.exp, 10))
 		}
-		// A number math/big cannot read lands in one bucket; equals
-		// still decides.
+		// A number that does not parse lands in one bucket; equals still
+		// decides.
 	}
 }
 
