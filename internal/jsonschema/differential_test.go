@@ -170,6 +170,14 @@ func (o *oracle) agree(doc any) (diff string, skip bool) {
 	if v5err != nil {
 		return "", true
 	}
+	for _, l := range theirs {
+		if strings.Contains(l.msg, "%!") {
+			// jsonschema/v5 uses an enum's message as a format string, so
+			// a '%' in an enum value garbles it ("%!"(MISSING)"); this
+			// package prints the value as it is.
+			return "", true
+		}
+	}
 	ours := leafSet(ourLeaves(o.ours.Validate(doc)))
 	want := leafSet(theirs)
 	if strings.Join(ours, "\n") == strings.Join(want, "\n") {

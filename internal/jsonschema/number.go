@@ -63,9 +63,10 @@ func parseDecimal(s string) (decimal, bool) {
 		}
 		e, err := strconv.ParseInt(s[es:i], 10, 64)
 		if err != nil || e > 1<<60 || e < -(1<<60) {
-			return decimal{}, false
+			exp = 1 << 62 // out of range: only zero can be read
+		} else {
+			exp = e
 		}
-		exp = e
 	}
 	if i != len(s) {
 		return decimal{}, false
@@ -76,6 +77,9 @@ func parseDecimal(s string) (decimal, bool) {
 	all = strings.TrimRight(all[lead:], "0")
 	if all == "" {
 		return decimal{}, true
+	}
+	if exp == 1<<62 {
+		return decimal{}, false
 	}
 	d.digits = all
 	d.exp = int64(len(intPart)-lead) + exp

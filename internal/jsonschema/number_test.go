@@ -30,6 +30,8 @@ func TestParseDecimal(t *testing.T) {
 		{"1e5x", decimal{}, false},
 		{"NaN", decimal{}, false},
 		{"1e99999999999999999999", decimal{}, false},
+		{"0e99999999999999999999", decimal{}, true},
+		{"-0.0e-1170000000000000000", decimal{}, true},
 	}
 	for _, tc := range tests {
 		got, ok := parseDecimal(tc.in)
