@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -107,4 +108,40 @@ func FuzzIndex(f *testing.F) {
 		}
 		checkIndex(t, "input", x)
 	})
+}
+
+// Segments of every length from 0 to 200 bytes, at every offset relative
+// to the 64-byte blocks the parse searches for terminators in, end where a
+// scan of the input ends them; and a second interchange with other
+// delimiters switches the terminator mid-block.
+func TestTerminatorSearch(t *testing.T) {
+	isa1 := "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *261119*1401*^*00501*000000001*0*P*:~"
+	isa2 := "ISA|00|          |00|          |ZZ|SENDER         |ZZ|RECEIVER       |261119|1401|^|00501|000000002|0|P|:!"
+	for pad := 0; pad < 64; pad += 7 {
+		for l := 0; l <= 200; l += 3 {
+			var b strings.Builder
+			b.WriteString(strings.Repeat(" ", pad))
+			b.WriteString(isa1 + "\nGS*HB*S*R*20261120*0930*1*X*005010X279A1~ST*271*0001*005010X279A1~")
+			b.WriteString("MSG*" + strings.Repeat("A", l) + "~\r\nNM1*IL*1*" + strings.Repeat("B", 200-l) + "~SE*4*0001~GE*1*1~IEA*1*000000001~")
+			b.WriteString(isa2 + "GS|HB|S|R|20261120|0930|2|X|005010X279A1!ST|271|0002|005010X279A1!")
+			b.WriteString("MSG|" + strings.Repeat("C~", l/2) + "!SE|3|0002!GE|1|2!IEA|1|000000002")
+			x, err := ParseString(b.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkIndex(t, "pad "+strconv.Itoa(pad)+" length "+strconv.Itoa(l), x)
+			if x.Len() != 15 {
+				t.Fatalf("pad %d length %d: %d segments, want 15", pad, l, x.Len())
+			}
+			if got := x.Segment(3).String(); got != "MSG*"+strings.Repeat("A", l) {
+				t.Fatalf("pad %d length %d: segment 4 is %q", pad, l, got)
+			}
+			if got := x.Segment(11).String(); got != "MSG|"+strings.Repeat("C~", l/2) {
+				t.Fatalf("pad %d length %d: segment 12 is %q", pad, l, got)
+			}
+			if f := x.Findings(); len(f) != 1 || !strings.Contains(f[0].Message, "no segment terminator") {
+				t.Fatalf("pad %d length %d: findings %v", pad, l, f)
+			}
+		}
+	}
 }

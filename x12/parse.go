@@ -642,39 +642,52 @@ func (p *parser) run(pos int) {
 	x := p.x
 	base := unsafe.Pointer(unsafe.StringData(s))
 	n := int32(0) // index of the next segment
+	ix := p.ix
+	// The delimiters in force, and the terminator in each byte of a word.
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	term, sep := p.d.Segment, p.d.Element
+	pat := uint64(term) * ones
+	lastStart, lastEnd := 0, 0 // the last segment read
 	for pos < len(s) {
 		// Line breaks (and stray blanks) after a terminator are layout; no
-		// segment starts with white space.
-		if c := s[pos]; c <= ' ' && isSpace(c) && c != p.d.Segment {
+		// segment starts with white space. (White space that is the
+		// terminator would end an empty segment, which is skipped too.)
+		if c := s[pos]; c <= ' ' && isSpace(c) {
 			pos++
+			for pos < len(s) && s[pos] <= ' ' && isSpace(s[pos]) {
+				pos++
+			}
 			continue
 		}
 		var end int
 		if s[pos] == 'I' && strings.HasPrefix(s[pos:], "ISA") {
-			d, term, same, err := readISA(s, pos)
+			d, isaEnd, same, err := readISA(s, pos)
 			if err == nil {
 				p.d = d
+				term, sep = d.Segment, d.Element
+				pat = uint64(term) * ones
+				lastStart, lastEnd = pos, isaEnd
 				x.delims = append(x.delims, d)
-				x.marks = append(x.marks, isaMark{start: int32(pos), term: int32(term)})
-				if p.ix != nil {
-					p.ix.segs = append(p.ix.segs, segment{start: int32(pos), loop: -1})
+				x.marks = append(x.marks, isaMark{start: int32(pos), term: int32(isaEnd)})
+				if ix != nil {
+					ix.segs = append(ix.segs, segment{start: int32(pos), loop: -1})
 				}
-				p.segment(n, pos, term)
+				p.segment(n, pos, isaEnd)
 				if same {
 					p.findAt(pos, n, "ISA", "ISA11, the repetition separator "+strconv.QuoteRune(rune(d.Repetition))+", is also ISA16, the component separator: an element splits at it into pieces that both [REP] and -C select")
 				}
 				n++
-				pos = term + 1
+				pos = isaEnd + 1
 				continue
 			}
 			p.findAt(pos, n, "ISA", "an ISA that cannot be read: "+err.(*SyntaxError).Msg+"; the previous delimiters are kept")
 		}
 		// The terminator: eight bytes at a time for the first 128 (indexFrom,
-		// written out here, where it runs once per segment).
+		// written out here, where it runs once per segment). Searching 64
+		// bytes at a time for a mask of terminators did more work per byte
+		// for fewer mispredicted branches, and was slower on a busy machine.
 		end = -1
 		{
-			const ones, highs = 0x0101010101010101, 0x8080808080808080
-			pat := uint64(p.d.Segment) * ones
 			i := pos
 			for lim := min(pos+128, len(s)); i+8 <= lim; i += 8 {
 				w := loadLE(unsafe.Add(base, i)) ^ pat
@@ -684,7 +697,7 @@ func (p *parser) run(pos int) {
 				}
 			}
 			if end < 0 {
-				if k := strings.IndexByte(s[i:], p.d.Segment); k >= 0 {
+				if k := strings.IndexByte(s[i:], term); k >= 0 {
 					end = i + k
 				}
 			}
@@ -702,7 +715,7 @@ func (p *parser) run(pos int) {
 			// packID, written out here.
 			t := s[pos:end]
 			var id uint32
-			if sep := p.d.Element; len(t) >= 4 && idClass[t[0]] == classLetter && idClass[t[1]] != 0 {
+			if len(t) >= 4 && idClass[t[0]] == classLetter && idClass[t[1]] != 0 {
 				if t[2] == sep {
 					id = uint32(t[0])<<8 | uint32(t[1])
 				} else if idClass[t[2]] != 0 && t[3] == sep {
@@ -715,15 +728,15 @@ func (p *parser) run(pos int) {
 			}
 			if c := classOf(id); c&clsEnvelope == 0 {
 				p.count++
-				p.lastStart, p.lastEnd = pos, end
-				if ix := p.ix; ix != nil {
+				lastStart, lastEnd = pos, end
+				if ix != nil {
 					if c == 0 || p.guide == guideNone {
 						// The innermost open loop's (ix.cur is -1 outside
 						// guided sets).
 						ix.segs = append(ix.segs, segment{start: int32(pos), loop: ix.cur})
 						ix.curLast = n
 					} else {
-						ix.sep = p.d.Element
+						ix.sep = sep
 						loop, ok := ix.assign(n, id, c, pos, end)
 						ix.segs = append(ix.segs, segment{start: int32(pos), loop: loop})
 						if !ok {
@@ -739,14 +752,16 @@ func (p *parser) run(pos int) {
 			}
 		}
 		if end > pos {
-			if p.ix != nil {
-				p.ix.segs = append(p.ix.segs, segment{start: int32(pos), loop: -1})
+			if ix != nil {
+				ix.segs = append(ix.segs, segment{start: int32(pos), loop: -1})
 			}
+			lastStart, lastEnd = pos, end
 			p.segment(n, pos, end)
 			n++
 		}
 		pos = end + 1
 	}
+	p.lastStart, p.lastEnd = lastStart, lastEnd
 	x.nsegs = int(n)
 	p.finish()
 }
@@ -785,7 +800,6 @@ func (p *parser) elem(start, end, k int) string {
 func (p *parser) segment(i int32, start, end int) {
 	t := p.s[start:end]
 	id := packID(t, p.d.Element)
-	p.lastStart, p.lastEnd = start, end
 	if p.inST {
 		p.count++
 	}
