@@ -809,11 +809,16 @@ type idSlot struct {
 
 // idTable holds the identifiers that have a class, each in the slot its
 // packed value times idMul selects (the top seven bits of the 32-bit
-// product): a perfect hash, found when the package loads, so that
-// classifying a segment is a multiplication, a load and a comparison.
-var idMul, idTable = buildIDTable()
+// product): a perfect hash, so that classifying a segment is a
+// multiplication, a load and a comparison. idMul was found by trying odd
+// multipliers from 0x9E3779B1 up; buildIDTable panics if it no longer
+// separates the identifiers (a test sees it first), and then searches on
+// from it: set idMul to the value the panic names.
+const idMul = 0x9E3779C1
 
-func buildIDTable() (uint32, *[128]idSlot) {
+var idTable = buildIDTable()
+
+func buildIDTable() (t [128]idSlot) {
 	classes := map[uint32]uint8{
 		idISA: clsEnvelope, idIEA: clsEnvelope, idTA1: clsEnvelope, idGS: clsEnvelope,
 		idGE: clsEnvelope, idST: clsEnvelope, idSE: clsEnvelope, idInvalid: clsEnvelope,
@@ -822,21 +827,28 @@ func buildIDTable() (uint32, *[128]idSlot) {
 	for _, id := range loopSegs {
 		classes[id] |= clsLoop | clsOpens
 	}
-	for m := uint32(0x9E3779B1); ; m += 2 {
-		var t [128]idSlot
-		ok := true
-		for id, c := range classes {
-			e := &t[(id*m)>>25]
-			if e.id != 0 {
-				ok = false
-				break
+	if m, ok := fillIDTable(&t, classes, idMul); !ok {
+		for m += 2; ; m += 2 {
+			if _, ok := fillIDTable(&t, classes, m); ok {
+				panic("x12: the segment identifier hash collides; set idMul to " + strconv.FormatUint(uint64(m), 16))
 			}
-			*e = idSlot{id: id, class: c}
-		}
-		if ok {
-			return m, &t
 		}
 	}
+	return t
+}
+
+// fillIDTable fills t with classes hashed by multiplier m, and reports
+// whether no two identifiers share a slot.
+func fillIDTable(t *[128]idSlot, classes map[uint32]uint8, m uint32) (uint32, bool) {
+	*t = [128]idSlot{}
+	for id, c := range classes {
+		e := &t[(id*m)>>25]
+		if e.id != 0 {
+			return m, false
+		}
+		*e = idSlot{id: id, class: c}
+	}
+	return m, true
 }
 
 // classOf returns the class bits of a packed segment identifier; 0 for a

@@ -36,6 +36,10 @@ const isaLen = 106
 // isaWidths are the fixed widths of ISA01 to ISA16.
 var isaWidths = [16]int{2, 10, 2, 10, 2, 15, 2, 15, 6, 4, 1, 5, 9, 1, 1, 1}
 
+// maskBlocks is how many 64-byte blocks of input the parse marks the
+// terminators of at a time.
+const maskBlocks = 16
+
 // eagerLimit is the size up to which Parse builds the segment index and
 // the loops in its one pass; larger inputs build them on first use.
 const eagerLimit = 1 << 20
@@ -630,6 +634,9 @@ type parser struct {
 	lastStart                       int // the last segment read
 	lastEnd                         int
 
+	// masks marks the terminators of up to maskBlocks 64-byte blocks of
+	// the input (run), with a zero mask after the last.
+	masks    [maskBlocks + 1]uint64
 	hl       hlCheck
 	stackBuf [8]hlEntry
 	seenBuf  [16]hlEntry
@@ -643,11 +650,19 @@ func (p *parser) run(pos int) {
 	base := unsafe.Pointer(unsafe.StringData(s))
 	n := int32(0) // index of the next segment
 	ix := p.ix
-	// The delimiters in force, and the terminator in each byte of a word.
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// The delimiters in force.
 	term, sep := p.d.Segment, p.d.Element
-	pat := uint64(term) * ones
+	// p.masks[:mLen/64] mark the terminators in the mLen bytes from
+	// mStart (terminatorMasks); 0 bytes until the first search.
+	mStart, mLen := 0, 0
 	lastStart, lastEnd := 0, 0 // the last segment read
+	// Copies of parser state the loop reads for every segment, written
+	// back (count) and read again (all) around the calls that use them.
+	count, inST, guide := p.count, p.inST, p.guide
+	var segs []segment // the index, when it is built in this pass
+	if ix != nil {
+		segs = ix.segs
+	}
 	for pos < len(s) {
 		// Line breaks (and stray blanks) after a terminator are layout; no
 		// segment starts with white space. (White space that is the
@@ -665,14 +680,16 @@ func (p *parser) run(pos int) {
 			if err == nil {
 				p.d = d
 				term, sep = d.Segment, d.Element
-				pat = uint64(term) * ones
+				mLen = 0 // the terminator may have changed
 				lastStart, lastEnd = pos, isaEnd
 				x.delims = append(x.delims, d)
 				x.marks = append(x.marks, isaMark{start: int32(pos), term: int32(isaEnd)})
 				if ix != nil {
-					ix.segs = append(ix.segs, segment{start: int32(pos), loop: -1})
+					segs = append(segs, segment{start: int32(pos), loop: -1})
 				}
+				p.count = count
 				p.segment(n, pos, isaEnd)
+				count, inST, guide = p.count, p.inST, p.guide
 				if same {
 					p.findAt(pos, n, "ISA", "ISA11, the repetition separator "+strconv.QuoteRune(rune(d.Repetition))+", is also ISA16, the component separator: an element splits at it into pieces that both [REP] and -C select")
 				}
@@ -682,31 +699,37 @@ func (p *parser) run(pos int) {
 			}
 			p.findAt(pos, n, "ISA", "an ISA that cannot be read: "+err.(*SyntaxError).Msg+"; the previous delimiters are kept")
 		}
-		// The terminator: eight bytes at a time for the first 128 (indexFrom,
-		// written out here, where it runs once per segment). Searching 64
-		// bytes at a time for a mask of terminators did more work per byte
-		// for fewer mispredicted branches, and was slower on a busy machine.
+		// The terminator: the first bit of the 64 bits of p.masks from
+		// pos (a funnel shift of two masks), refilled from pos when pos
+		// leaves the bytes they cover.
 		end = -1
-		{
-			i := pos
-			for lim := min(pos+128, len(s)); i+8 <= lim; i += 8 {
-				w := loadLE(unsafe.Add(base, i)) ^ pat
-				if t := (w - ones) &^ w & highs; t != 0 {
-					end = i + bits.TrailingZeros64(t)/8
+		for from := pos; ; {
+			if off := from - mStart; uint(off) < uint(mLen) {
+				k, sh := uint(off)>>6, uint(off)&63
+				if m := p.masks[k]>>sh | p.masks[k+1]<<(64-sh); m != 0 {
+					end = from + bits.TrailingZeros64(m)
 					break
 				}
+				from = min(from+64, mStart+mLen) // none in the 64 bytes from
+				continue
 			}
-			if end < 0 {
-				if k := strings.IndexByte(s[i:], term); k >= 0 {
-					end = i + k
+			// Refill from here, or search the last bytes as they are.
+			blocks := min((len(s)-from)>>6, maskBlocks)
+			mStart, mLen = from, blocks<<6
+			if blocks == 0 {
+				if k := strings.IndexByte(s[from:], term); k >= 0 {
+					end = from + k
 				}
+				break
 			}
+			terminatorMasks(unsafe.Add(base, from), blocks, term, &p.masks[0])
+			p.masks[blocks] = 0
 		}
 		if end < 0 {
 			end = len(s)
 			p.findAt(pos, n, segmentID(s[pos:], p.d.Element), "the last segment has no segment terminator "+strconv.QuoteRune(rune(p.d.Segment)))
 		}
-		if p.inST && end > pos {
+		if inST && end > pos {
 			// The body of a transaction set: only the envelope segments and
 			// identifiers that are not valid need a closer look; the rest are
 			// counted (and, when the index is built in this pass, indexed and
@@ -727,23 +750,23 @@ func (p *parser) run(pos int) {
 				id = packIDSlow(t, sep)
 			}
 			if c := classOf(id); c&clsEnvelope == 0 {
-				p.count++
+				count++
 				lastStart, lastEnd = pos, end
 				if ix != nil {
-					if c == 0 || p.guide == guideNone {
+					if c == 0 || guide == guideNone {
 						// The innermost open loop's (ix.cur is -1 outside
 						// guided sets).
-						ix.segs = append(ix.segs, segment{start: int32(pos), loop: ix.cur})
+						segs = append(segs, segment{start: int32(pos), loop: ix.cur})
 						ix.curLast = n
 					} else {
 						ix.sep = sep
 						loop, ok := ix.assign(n, id, c, pos, end)
-						ix.segs = append(ix.segs, segment{start: int32(pos), loop: loop})
+						segs = append(segs, segment{start: int32(pos), loop: loop})
 						if !ok {
 							p.noParent(n, pos, end)
 						}
 					}
-				} else if id == idHL && p.guide != guideNone {
+				} else if id == idHL && guide != guideNone {
 					p.checkHL(n, pos, end)
 				}
 				n++
@@ -753,15 +776,21 @@ func (p *parser) run(pos int) {
 		}
 		if end > pos {
 			if ix != nil {
-				ix.segs = append(ix.segs, segment{start: int32(pos), loop: -1})
+				segs = append(segs, segment{start: int32(pos), loop: -1})
 			}
 			lastStart, lastEnd = pos, end
+			p.count = count
 			p.segment(n, pos, end)
+			count, inST, guide = p.count, p.inST, p.guide
 			n++
 		}
 		pos = end + 1
 	}
 	p.lastStart, p.lastEnd = lastStart, lastEnd
+	p.count = count
+	if ix != nil {
+		ix.segs = segs
+	}
 	x.nsegs = int(n)
 	p.finish()
 }
@@ -770,24 +799,35 @@ func (p *parser) run(pos int) {
 // 1 to len(b)/2 of the segment s[start:end]; an element the segment lacks
 // gets empty bounds at its end.
 func (p *parser) elemBounds(start, end int, b []int) {
-	// Envelope elements are short: a byte loop beats a call per element.
-	s, sep := p.s[:end], p.d.Element
-	i := start
-	for i < end && s[i] != sep {
-		i++
-	}
+	s, sep := p.s, p.d.Element
+	i := indexSep(s, start, end, sep)
 	for k := 0; k+1 < len(b); k += 2 {
 		if i >= end {
 			b[k], b[k+1] = end, end
 			continue
 		}
-		i++
-		b[k] = i
-		for i < end && s[i] != sep {
-			i++
-		}
+		b[k] = i + 1
+		i = indexSep(s, i+1, end, sep)
 		b[k+1] = i
 	}
+}
+
+// indexSep returns the index of the first c in s[i:end], or end: eight
+// bytes at a time where eight can be read (they may run past end, not
+// past s).
+func indexSep(s string, i, end int, c byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	pat := uint64(c) * ones
+	base := unsafe.Pointer(unsafe.StringData(s))
+	for ; i < end && i+8 <= len(s); i += 8 {
+		w := loadLE(unsafe.Add(base, i)) ^ pat
+		if t := (w - ones) &^ w & highs; t != 0 {
+			return min(i+bits.TrailingZeros64(t)/8, end)
+		}
+	}
+	for ; i < end && s[i] != c; i++ {
+	}
+	return min(i, end)
 }
 
 // elem returns element k of the segment s[start:end].

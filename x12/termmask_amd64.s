@@ -1,0 +1,45 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func terminatorMasks(p unsafe.Pointer, blocks int, c byte, out *uint64)
+TEXT ·terminatorMasks(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVBQZX c+16(FP), AX
+	MOVQ out+24(FP), DI
+	// X0 = c in each of its sixteen bytes.
+	MOVQ AX, X0
+	PUNPCKLBW X0, X0
+	PSHUFLW $0, X0, X0
+	PUNPCKLQDQ X0, X0
+	TESTQ CX, CX
+	JLE done
+
+loop:
+	MOVOU 0(SI), X1
+	MOVOU 16(SI), X2
+	MOVOU 32(SI), X3
+	MOVOU 48(SI), X4
+	PCMPEQB X0, X1
+	PCMPEQB X0, X2
+	PCMPEQB X0, X3
+	PCMPEQB X0, X4
+	PMOVMSKB X1, AX
+	PMOVMSKB X2, BX
+	PMOVMSKB X3, DX
+	PMOVMSKB X4, R8
+	SHLQ $16, BX
+	SHLQ $32, DX
+	SHLQ $48, R8
+	ORQ BX, AX
+	ORQ DX, AX
+	ORQ R8, AX
+	MOVQ AX, 0(DI)
+	ADDQ $64, SI
+	ADDQ $8, DI
+	DECQ CX
+	JNZ loop
+
+done:
+	RET
