@@ -19,7 +19,7 @@ func terminatorMasks(p unsafe.Pointer, blocks int, c byte, out *uint64) {
 			// The high bit of each byte of x that is zero, exactly (no
 			// borrow from one byte into the next), gathered into bits 0
 			// to 7.
-			t := ^((x&low7)+low7 | x) & highs
+			t := ^((x & low7) + low7 | x) & highs
 			m |= (t >> 7) * 0x0102040810204080 >> 56 << (8 * k)
 		}
 		dst[b] = m
