@@ -40,21 +40,32 @@
 //
 // # Speed
 //
-// Parse is one pass over the input: segment terminators are found eight
-// bytes at a time, segment IDs compared as packed integers, and only the
-// envelope segments (and the HL segments of guided transaction sets, for
-// the hierarchy check) are looked into. It records four bytes per
-// transaction set (its ST segment's offset; code, control number, version,
-// guide and segment indexes are read from there when asked for), in a
-// slice sized from the first set, and the loop list of the segment index
-// is sized from the first set too. An input of up to 1 MiB
-// gets its segment index and loops in the same pass; a larger one builds
-// nothing per segment (the body of a transaction set is only counted) and
-// gets them the first time something needs them (Segment, or a path that
-// names a loop); until then a path without a loop reads the input in one
-// scan (an ST path reads the parse's own list of transaction sets, ST(n)
-// directly), and through the index after. Only segments that can open a
-// loop are looked up in the guide.
+// Parse is one pass over the input: segment terminators are found from
+// masks of 64-byte blocks (SSE2 on amd64, eight bytes at a time in a
+// register elsewhere), segment IDs compared as packed integers and
+// classified by a perfect hash, and only the envelope segments, and the
+// segments the loops depend on (HL, BHT, LS, LE and those that open a
+// loop), are looked into. It records four bytes per transaction set (its
+// ST segment's offset; code, control number, version, guide and segment
+// indexes are read from there when asked for), in a slice sized from the
+// first set. An input of up to 1 MiB gets its segment index and loops in
+// the same pass; a larger one builds nothing per segment (the body of a
+// transaction set is only counted) and gets them the first time something
+// needs them (Segment, or a path that names a loop); until then a path
+// without a loop reads the input in one scan (an ST path reads the parse's
+// own list of transaction sets, ST(n) directly), and through the index
+// after.
+//
+// The segment index is eight bytes per segment, its start and its
+// innermost loop (sized from a count of terminators); a segment's end is
+// found when it is read. A loop instance is sixteen bytes, in a list sized
+// from the first transaction set. Ordinary segments take the innermost
+// open loop without a call; a loop's last segment is recorded as it stops
+// being the innermost and carried to its ancestors when its transaction
+// set ends, so no second pass over the index is needed. The loop state
+// holds no pointers, so indexing does not pay the garbage collector's
+// write barriers. Only segments that can open a loop are looked up in the
+// guide.
 //
 // # Repetitions and components
 //
