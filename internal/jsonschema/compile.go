@@ -363,8 +363,8 @@ func (c *compiler) compileObject(n *node, m map[string]any) error {
 		if !ok || !r.IsInt() || r.Sign() < 0 {
 			return 0, errAt(ptr, kw, "must be a non-negative integer")
 		}
-		if !r.Num().IsInt64() || r.Num().Int64() > math.MaxInt32 {
-			return math.MaxInt32, nil
+		if !r.Num().IsInt64() || r.Num().Int64() > math.MaxInt {
+			return math.MaxInt, nil // more than any count
 		}
 		return int(r.Num().Int64()), nil
 	}
