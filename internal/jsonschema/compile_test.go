@@ -159,3 +159,36 @@ func TestKeywordLocation(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentValidate validates with one Schema from many goroutines
+// (run with -race): a Schema is immutable.
+func TestConcurrentValidate(t *testing.T) {
+	s, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"a":{"oneOf":[{"type":"string"},{"type":"integer"}]}},"unevaluatedProperties":false,"required":["a"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []any{decodeJSON(t, `{"a":"x"}`), decodeJSON(t, `{"a":1.5,"b":1}`), decodeJSON(t, `{}`)}
+	want := make([]int, len(docs))
+	for i, d := range docs {
+		want[i] = len(s.Validate(d))
+	}
+	done := make(chan bool)
+	for g := 0; g < 8; g++ {
+		go func() {
+			ok := true
+			for i := 0; i < 200; i++ {
+				for j, d := range docs {
+					if len(s.Validate(d)) != want[j] {
+						ok = false
+					}
+				}
+			}
+			done <- ok
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if !<-done {
+			t.Error("a concurrent validation gave another result")
+		}
+	}
+}
