@@ -23,6 +23,7 @@ func TestRepositorySchemasCompile(t *testing.T) {
 			t.Errorf("%s: %v", s.name, err)
 		}
 	}
+	t.Logf("%d schemas compiled, %d of them kinds' (strict and lenient)", len(schemas), kinds)
 	// 10 cli-bench kinds and at least one per other domain package.
 	if kinds < 2*(10+6) {
 		t.Errorf("only %d kind schemas (strict and lenient) found: is a domain package missing from the imports?", kinds)
