@@ -529,9 +529,11 @@ func (ix *indexer) startTx(guide uint8, at int) {
 	}
 	ix.is278 = guide == guide278
 	if ix.loops == nil && guide != guideNone {
-		// Loops open at about every other segment of the guides; the
-		// second transaction set resizes the list (sizeLoops).
-		ix.loops = make([]loop, 0, min(cap(ix.segs)/2+16, 1024))
+		// Loops open at about every other segment of the guides: enough
+		// for a response, and for the first transaction set of a large
+		// file (append grows it for a larger one), whose size the second
+		// set sizes the list from (sizeLoops).
+		ix.loops = make([]loop, 0, min(cap(ix.segs)/2+16, 64))
 	}
 	ix.nopen = 0
 	ix.hl.start()
@@ -600,14 +602,8 @@ func (ix *indexer) assign(i int32, id uint32, c uint8, start, end int) (loop int
 		}
 		ix.ls = -1
 	default:
-		if c&clsOpens == 0 {
-			break
-		}
-		if d, k := ix.trigger(id, start, end); k != nil && d+1 < int32(len(ix.open)) { // always: the guides nest 4 deep
-			inst := ix.newLoop(k.name, ix.open[d].inst, i)
-			ix.open[d+1] = openLoop{def: k.def, inst: inst}
-			ix.nopen = d + 2
-			return inst, true
+		if c&clsOpens != 0 {
+			return ix.opener(i, id, start, end), true
 		}
 	}
 	inst := ix.open[ix.nopen-1].inst
@@ -644,19 +640,25 @@ func (ix *indexer) openHL(i int32, start, end int) (loop int32, ok bool) {
 	return inst, found
 }
 
-// trigger finds the loop segment id (data[start:end]) opens: a loop nested
-// in one of the open loops, innermost first, the first in the guide's
-// order not before the one last opened in the same loop (else the first).
-// It returns the level of the open loop the new one nests in, and the new
-// loop (in kidsOf); nil when the segment opens none. Only the 278 has
-// loops that qualifiers select; an open loop with such children is left
-// to triggerQual.
-func (ix *indexer) trigger(id uint32, start, end int) (level int32, k *kid) {
+// opener returns the loop of segment i, data[start:end], whose packed
+// identifier id opens a loop in some guide (clsOpens): the loop it opens,
+// nested in one of the open loops (innermost first), else the innermost
+// open loop. Within an open loop it opens the first of its children, in
+// the guide's order, not before the one last opened (else the first).
+// Only the 278 has loops that qualifiers select; an open loop with such
+// children is left to triggerQual.
+func (ix *indexer) opener(i int32, id uint32, start, end int) int32 {
+	if ix.nopen == 0 {
+		return -1 // the header, before the first HL
+	}
 	for d := ix.nopen - 1; d >= 0; d-- {
 		o := &ix.open[d]
 		dk := &kidsOf[o.def]
 		if dk.qual {
-			return ix.triggerQual(id, start, end)
+			if d, k := ix.triggerQual(id, start, end); k != nil {
+				return ix.openIn(d, k, i)
+			}
+			break
 		}
 		best := int32(-1)
 		for ci := int32(0); ci < int32(dk.n); ci++ {
@@ -673,14 +675,28 @@ func (ix *indexer) trigger(id uint32, start, end int) (level int32, k *kid) {
 		}
 		if best >= 0 {
 			o.lastChild = best
-			return d, &dk.kids[best]
+			return ix.openIn(d, &dk.kids[best], i)
 		}
 	}
-	return -1, nil
+	inst := ix.open[ix.nopen-1].inst
+	ix.setCur(inst, i)
+	return inst
 }
 
-// triggerQual is trigger where qualifiers (element 01) select loops: a
-// first pass honours them; when it finds nothing, a second pass lets a
+// openIn opens loop k, at segment i, in the open loop at level d, and
+// returns it.
+func (ix *indexer) openIn(d int32, k *kid, i int32) int32 {
+	inst := ix.newLoop(k.name, ix.open[d].inst, i)
+	if d+1 < int32(len(ix.open)) { // always: the guides nest 4 deep
+		ix.open[d+1] = openLoop{def: k.def, inst: inst}
+		ix.nopen = d + 2
+	}
+	return inst
+}
+
+// triggerQual finds the loop segment id (data[start:end]) opens, as opener
+// does, where qualifiers (element 01) select loops: a first pass honours
+// them; when it finds nothing, a second pass lets a
 // qualified loop open on its segment alone, so that an unlisted code still
 // starts the loop its segment starts.
 func (ix *indexer) triggerQual(id uint32, start, end int) (level int32, k *kid) {

@@ -760,7 +760,12 @@ func (p *parser) run(pos int) {
 						ix.curLast = n
 					} else {
 						ix.sep = sep
-						loop, ok := ix.assign(n, id, c, pos, end)
+						loop, ok := int32(0), true
+						if c&clsOpens != 0 {
+							loop = ix.opener(n, id, pos, end)
+						} else {
+							loop, ok = ix.assign(n, id, c, pos, end)
+						}
 						segs = append(segs, segment{start: int32(pos), loop: loop})
 						if !ok {
 							p.noParent(n, pos, end)
