@@ -42,15 +42,22 @@ type txDef map[string]*loopDef
 // levels is a txDef as the indexer reads it: the HL03 codes packed
 // (packCode), searched in a short list rather than hashed.
 type levels struct {
-	codes []uint32
-	loops []*loopDef
+	n     int
+	codes [maxLevels]uint32
+	loops [maxLevels]*loopDef
 }
+
+// maxLevels is the most HL level codes a guide names.
+const maxLevels = 8
 
 func compile(d txDef) *levels {
 	l := &levels{}
+	if len(d) > maxLevels {
+		panic("x12: a guide names more than maxLevels HL levels")
+	}
 	for code, def := range d {
-		l.codes = append(l.codes, packCode(code))
-		l.loops = append(l.loops, def)
+		l.codes[l.n], l.loops[l.n] = packCode(code), def
+		l.n++
 	}
 	return l
 }
@@ -59,8 +66,8 @@ func compile(d txDef) *levels {
 // does not name.
 func (l *levels) loop(code string) *loopDef {
 	if c := packCode(code); c != 0 {
-		for k, v := range l.codes {
-			if v == c {
+		for k := range l.n {
+			if l.codes[k] == c {
 				return l.loops[k]
 			}
 		}
@@ -324,16 +331,29 @@ func hlIDs(data string, start, end int, sep byte) (id1, id1End, id2, id2End int)
 	return
 }
 
+// sameText reports whether data[a:aEnd] equals data[b:bEnd]: HL01 and
+// HL02 are a few digits, which a loop compares faster than a call.
+func sameText(data string, a, aEnd, b, bEnd int) bool {
+	if aEnd-a != bEnd-b {
+		return false
+	}
+	for ; a < aEnd; a, b = a+1, b+1 {
+		if data[a] != data[b] {
+			return false
+		}
+	}
+	return true
+}
+
 // parent finds the HL whose HL01 is data[p2:p2End] and makes the new HL
 // (HL01 at data[p1:p1End], loop instance inst) current. found is false
 // when no earlier HL has that HL01; the new HL then has no parent.
 func (h *hlCheck) parent(p1, p1End, p2, p2End int, inst int32) (parent int32, found bool) {
 	parent, found = -1, true
 	if p2End > p2 {
-		want := h.data[p2:p2End]
 		found = false
 		for k := len(h.stack) - 1; k >= 0; k-- {
-			if e := h.stack[k]; h.data[e.start:e.end] == want {
+			if e := h.stack[k]; sameText(h.data, int(e.start), int(e.end), p2, p2End) {
 				h.stack = h.stack[:k+1]
 				parent, found = e.inst, true
 				break
@@ -342,7 +362,7 @@ func (h *hlCheck) parent(p1, p1End, p2, p2End int, inst int32) (parent int32, fo
 		if !found {
 			h.stack = h.stack[:0]
 			for k := len(h.seen) - 1; k >= 0; k-- {
-				if e := h.seen[k]; h.data[e.start:e.end] == want {
+				if e := h.seen[k]; sameText(h.data, int(e.start), int(e.end), p2, p2End) {
 					parent, found = e.inst, true
 					break
 				}
@@ -797,7 +817,7 @@ var loopSegs = func() []uint32 {
 		}
 	}
 	for _, def := range []*levels{def270, def271, def276, def277, def277CA, def278Q, def278Res} {
-		for _, d := range def.loops {
+		for _, d := range def.loops[:def.n] {
 			walk(d)
 		}
 	}
