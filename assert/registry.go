@@ -133,7 +133,10 @@ func DefaultRegistry() *Registry { return defaultRegistry }
 // twice, a nil decoder, or a schema that is not JSON. The schema is
 // compiled when the kind is first decoded; a schema that does not compile
 // then makes every spec of the kind invalid, saying so (each kind's tests
-// decode it, so this never reaches a user).
+// decode it, so this never reaches a user). The validator implements the
+// validation vocabulary of 2020-12 with references inside the schema
+// document; a schema that uses $dynamicRef, a remote $ref, dependencies or
+// additionalItems does not compile (see Validator).
 func (r *Registry) Register(kind string, schema []byte, decode DecodeFunc) {
 	if kind == "" {
 		panic("assert: Register with an empty kind")
