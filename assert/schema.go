@@ -86,7 +86,7 @@ func NewValidator(name string, schema []byte, lenient bool) (*Validator, error) 
 		return nil, fmt.Errorf("assert: schema %q is not JSON: %w", name, err)
 	}
 	if lenient {
-		doc = dropClosedObjects(doc)
+		doc = jsonschema.OpenObjects(doc)
 	}
 	s, err := jsonschema.CompileValue(doc)
 	if err != nil {
@@ -97,24 +97,6 @@ func NewValidator(name string, schema []byte, lenient bool) (*Validator, error) 
 
 // Schema returns the schema document as it was given.
 func (v *Validator) Schema() json.RawMessage { return v.source }
-
-func dropClosedObjects(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, child := range t {
-			if (k == "additionalProperties" || k == "unevaluatedProperties") && child == false {
-				delete(t, k)
-				continue
-			}
-			t[k] = dropClosedObjects(child)
-		}
-	case []any:
-		for i := range t {
-			t[i] = dropClosedObjects(t[i])
-		}
-	}
-	return v
-}
 
 // Validate checks doc, a value decoded from JSON with json.Decoder.UseNumber
 // (or the Value of a YAMLDocument), and returns every violation,

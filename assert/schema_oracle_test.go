@@ -23,6 +23,7 @@ import (
 	_ "github.com/assaykit/assay/clitask"
 	_ "github.com/assaykit/assay/fhir"
 	_ "github.com/assaykit/assay/hl7"
+	"github.com/assaykit/assay/internal/jsonschema"
 	_ "github.com/assaykit/assay/portal"
 	_ "github.com/assaykit/assay/sftp"
 	_ "github.com/assaykit/assay/voice"
@@ -314,24 +315,7 @@ func openObjects(t *testing.T, src []byte) []byte {
 	if err := json.Unmarshal(src, &doc); err != nil {
 		t.Fatal(err)
 	}
-	var drop func(v any)
-	drop = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, c := range x {
-				if (k == "additionalProperties" || k == "unevaluatedProperties") && c == false {
-					delete(x, k)
-					continue
-				}
-				drop(c)
-			}
-		case []any:
-			for _, c := range x {
-				drop(c)
-			}
-		}
-	}
-	drop(doc)
+	jsonschema.OpenObjects(doc)
 	out, err := json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)

@@ -777,3 +777,25 @@ func loopPath(stack []*node, n *node) string {
 	parts = append(parts, "#"+n.loc)
 	return strings.Join(parts, " -> ")
 }
+
+// OpenObjects removes every "additionalProperties": false and
+// "unevaluatedProperties": false from a schema decoded as CompileValue takes
+// it, in place, and returns it: the schema then accepts members it does not
+// name (assert's forward-compatible mode for specs of a newer version).
+func OpenObjects(schema any) any {
+	switch t := schema.(type) {
+	case map[string]any:
+		for k, child := range t {
+			if (k == "additionalProperties" || k == "unevaluatedProperties") && child == false {
+				delete(t, k)
+				continue
+			}
+			t[k] = OpenObjects(child)
+		}
+	case []any:
+		for i := range t {
+			t[i] = OpenObjects(t[i])
+		}
+	}
+	return schema
+}

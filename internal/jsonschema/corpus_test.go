@@ -14,6 +14,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/clitask"
+	"github.com/assaykit/assay/internal/jsonschema"
 
 	// The domain packages register their kinds in the default registry.
 	_ "github.com/assaykit/assay/fhir"
@@ -93,24 +94,7 @@ func lenient(t testing.TB, src []byte) []byte {
 	if err := json.Unmarshal(src, &doc); err != nil {
 		t.Fatal(err)
 	}
-	var drop func(v any)
-	drop = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, c := range x {
-				if (k == "additionalProperties" || k == "unevaluatedProperties") && c == false {
-					delete(x, k)
-					continue
-				}
-				drop(c)
-			}
-		case []any:
-			for _, c := range x {
-				drop(c)
-			}
-		}
-	}
-	drop(doc)
+	jsonschema.OpenObjects(doc)
 	out, err := json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
