@@ -802,37 +802,53 @@ func (p *parser) run(pos int) {
 
 // elemBounds fills b with the bounds, as offsets in the input, of elements
 // 1 to len(b)/2 of the segment s[start:end]; an element the segment lacks
-// gets empty bounds at its end.
+// gets empty bounds at its end. The separators are found eight bytes at a
+// time, several in one word.
 func (p *parser) elemBounds(start, end int, b []int) {
 	s, sep := p.s, p.d.Element
-	i := indexSep(s, start, end, sep)
-	for k := 0; k+1 < len(b); k += 2 {
-		if i >= end {
-			b[k], b[k+1] = end, end
+	const low7, highs = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	pat := uint64(sep) * 0x0101010101010101
+	base := unsafe.Pointer(unsafe.StringData(s))
+	j := -2 // b[j] is the start of the element being read; -2 in the ID
+	i := start
+words:
+	for ; i < end && i+8 <= len(s); i += 8 {
+		x := loadLE(unsafe.Add(base, i)) ^ pat
+		// The high bit of each byte that is the separator, exactly.
+		for t := ^((x & low7) + low7 | x) & highs; t != 0; t &= t - 1 {
+			q := i + bits.TrailingZeros64(t)/8
+			if q >= end {
+				i = end // the rest of the word is past the segment
+				break words
+			}
+			if j >= 0 {
+				b[j+1] = q
+			}
+			if j += 2; j >= len(b) {
+				return
+			}
+			b[j] = q + 1
+		}
+	}
+	for ; i < end; i++ {
+		if s[i] != sep {
 			continue
 		}
-		b[k] = i + 1
-		i = indexSep(s, i+1, end, sep)
-		b[k+1] = i
-	}
-}
-
-// indexSep returns the index of the first c in s[i:end], or end: eight
-// bytes at a time where eight can be read (they may run past end, not
-// past s).
-func indexSep(s string, i, end int, c byte) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	pat := uint64(c) * ones
-	base := unsafe.Pointer(unsafe.StringData(s))
-	for ; i < end && i+8 <= len(s); i += 8 {
-		w := loadLE(unsafe.Add(base, i)) ^ pat
-		if t := (w - ones) &^ w & highs; t != 0 {
-			return min(i+bits.TrailingZeros64(t)/8, end)
+		if j >= 0 {
+			b[j+1] = i
 		}
+		if j += 2; j >= len(b) {
+			return
+		}
+		b[j] = i + 1
 	}
-	for ; i < end && s[i] != c; i++ {
+	// The segment ends inside the element at b[j], and lacks those after.
+	if j >= 0 {
+		b[j+1] = end
 	}
-	return min(i, end)
+	for j += 2; j+1 < len(b); j += 2 {
+		b[j], b[j+1] = end, end
+	}
 }
 
 // elem returns element k of the segment s[start:end].
@@ -1011,6 +1027,23 @@ func (p *parser) finish() {
 
 // countIs reports whether the count element s holds n.
 func countIs(s string, n int) bool {
+	if len(s) > 0 && len(s) < 10 {
+		// Digits only, the usual: no call.
+		v := 0
+		for i := 0; i < len(s); i++ {
+			d := s[i] - '0'
+			if d > 9 {
+				return countIsSlow(s, n)
+			}
+			v = v*10 + int(d)
+		}
+		return v == n
+	}
+	return countIsSlow(s, n)
+}
+
+// countIsSlow is countIs by strconv.Atoi, which also reads a sign.
+func countIsSlow(s string, n int) bool {
 	v, err := strconv.Atoi(s)
 	return err == nil && v == n
 }

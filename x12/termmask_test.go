@@ -42,3 +42,31 @@ func TestTerminatorMasks(t *testing.T) {
 		}
 	}
 }
+
+// elemBounds finds the elements field finds, for segments of every shape
+// up to the end of the input.
+func TestElemBounds(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 3000; round++ {
+		n := r.IntN(40)
+		buf := make([]byte, n)
+		for i := range buf {
+			buf[i] = "AB*~"[r.IntN(4)]
+		}
+		s := string(buf)
+		start := r.IntN(n + 1)
+		end := start + r.IntN(n-start+1)
+		p := &parser{s: s, d: Delimiters{Element: '*'}}
+		for _, size := range []int{4, 6} {
+			b := make([]int, size)
+			p.elemBounds(start, end, b)
+			for k := 0; k < size/2; k++ {
+				want, ok := field(s[start:end], '*', k+1)
+				got := s[b[2*k]:b[2*k+1]]
+				if got != want || !ok && b[2*k] != end {
+					t.Fatalf("%q [%d:%d] element %d: bounds %v read %q, want %q (present %v)", s, start, end, k+1, b, got, want, ok)
+				}
+			}
+		}
+	}
+}
