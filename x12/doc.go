@@ -62,10 +62,10 @@
 // from the first transaction set. Ordinary segments take the innermost
 // open loop without a call; a loop's last segment is recorded as it stops
 // being the innermost and carried to its ancestors when its transaction
-// set ends, so no second pass over the index is needed. The loop state
-// holds no pointers, so indexing does not pay the garbage collector's
-// write barriers. Only segments that can open a loop are looked up in the
-// guide.
+// set ends, so no second pass over the index is needed. The loop state a
+// segment changes holds no pointers, so indexing does not pay the garbage
+// collector's write barriers. Only segments that can open a loop are
+// looked up in the guide.
 //
 // # Repetitions and components
 //

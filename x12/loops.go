@@ -694,8 +694,15 @@ func (ix *indexer) opener(i int32, id uint32, start, end int) int32 {
 			}
 		}
 		if best >= 0 {
+			// openIn, written out here.
 			o.lastChild = best
-			return ix.openIn(d, &dk.kids[best], i)
+			k := &dk.kids[best]
+			inst := ix.newLoop(k.name, o.inst, i)
+			if d+1 < int32(len(ix.open)) { // always: the guides nest 4 deep
+				ix.open[d+1] = openLoop{def: k.def, inst: inst}
+				ix.nopen = d + 2
+			}
+			return inst
 		}
 	}
 	inst := ix.open[ix.nopen-1].inst

@@ -763,6 +763,8 @@ func (p *parser) run(pos int) {
 						loop, ok := int32(0), true
 						if c&clsOpens != 0 {
 							loop = ix.opener(n, id, pos, end)
+						} else if id == idHL {
+							loop, ok = ix.openHL(n, pos, end)
 						} else {
 							loop, ok = ix.assign(n, id, c, pos, end)
 						}
