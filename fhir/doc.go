@@ -38,10 +38,13 @@
 //     Store on first use.
 //   - FolderSource(fsys, maxFileSize): the sandbox fhir/ folder: its *.json
 //     files (resources or Bundles) loaded lazily, once, each read through
-//     check.ReadFile (regular files only, capped); or, when the folder holds
-//     fhir.url, a Client for the server that file names (bearer token from
-//     ASSAY_FHIR_TOKEN).
+//     check.ReadFile (regular files only, capped).
 //   - *Client (NewClient): any FHIR R4 server over REST.
+//   - URLSource(text, token, maxFileSize): the Client for the server a
+//     sandbox's fhir/fhir.url names. Package sandbox attaches it when the
+//     folder holds fhir.url (bearer token from ASSAY_FHIR_TOKEN), as it
+//     attaches sftp.URLSource for sftp/sftp.url: reading the environment
+//     and choosing between a folder and a live server is the sandbox's.
 //
 // # Evidence shape
 //

@@ -3,10 +3,13 @@ package fhir_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"testing/fstest"
@@ -140,21 +143,54 @@ func TestFolderSource(t *testing.T) {
 	}
 }
 
-func TestFolderSourceURL(t *testing.T) {
-	base := localServer(t)
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "fhir.url"), []byte("# the sandbox server\n"+base+"\n"), 0o644); err != nil {
+// URLSource reads the server a sandbox's fhir.url names: its first line
+// that is neither blank nor a comment, with the bearer token given.
+func TestURLSource(t *testing.T) {
+	data, err := os.ReadFile("testdata/people.json")
+	if err != nil {
 		t.Fatal(err)
 	}
-	// Resources beside fhir.url are not loaded: the server is the evidence.
-	os.WriteFile(filepath.Join(dir, "x.json"), []byte(`not json`), 0o644)
-	res, err := fhir.FolderSource(check.DirFS(dir), 0).Search(context.Background(), "Patient", url.Values{"family": {"muller"}})
+	s := fhir.NewStore()
+	if _, err := s.LoadJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	var auth atomic.Value
+	h := fhir.NewHandler(s)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth.Store(r.Header.Get("Authorization"))
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	res, err := fhir.URLSource("# the sandbox server\n\n  "+srv.URL+"  \nhttp://ignored.example\n", "tok-1", 0).Search(ctx, "Patient", url.Values{"family": {"muller"}})
 	if err != nil || len(res) != 2 {
 		t.Errorf("%d %v", len(res), err)
 	}
-	os.WriteFile(filepath.Join(dir, "fhir.url"), []byte("\n"), 0o644)
-	if _, err := fhir.FolderSource(check.DirFS(dir), 0).Search(context.Background(), "Patient", nil); err == nil {
-		t.Error("an empty fhir.url searched")
+	if got := auth.Load(); got != "Bearer tok-1" {
+		t.Errorf("Authorization %q, want the token", got)
+	}
+	if _, err := fhir.URLSource(srv.URL, "", 0).Search(ctx, "Patient", nil); err != nil || auth.Load() != "" {
+		t.Errorf("no token: %v, Authorization %q", err, auth.Load())
+	}
+	for text, want := range map[string]string{
+		"\n# only a comment\n": "fhir.url names no server",
+		"ftp://x.example/":     "fhir.url: ",
+	} {
+		if _, err := fhir.URLSource(text, "", 0).Search(ctx, "Patient", nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", text, err, want)
+		}
+	}
+}
+
+// FolderSource reads resources only: a fhir.url beside them is the
+// sandbox's to recognise, not a file it loads.
+func TestFolderSourceIgnoresURLFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fhir.url"), []byte("http://127.0.0.1:1/\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "p.json"), []byte(`{"resourceType":"Patient","id":"local","name":[{"family":"Here"}]}`), 0o644)
+	res, err := fhir.FolderSource(check.DirFS(dir), 0).Search(context.Background(), "Patient", nil)
+	if err != nil || len(res) != 1 || res[0].ID != "local" {
+		t.Errorf("%v %v", res, err)
 	}
 }
 

@@ -6,17 +6,16 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 
 	"github.com/assaykit/assay/assert"
-	"github.com/assaykit/assay/check"
 )
 
 // Source runs FHIR searches. It is the evidence of fhir-resource-state;
 // attach one with Attach. Implementations: *Store (in memory), MemorySource,
-// FolderSource (the sandbox fhir/ folder) and *Client (any FHIR R4 server).
+// FolderSource (the sandbox fhir/ folder), *Client (any FHIR R4 server) and
+// URLSource (the server a sandbox's fhir.url names).
 type Source interface {
 	// Search runs GET [base]/{resourceType}?{params} to the end (every
 	// page) and returns the matched resources in the server's order. It
@@ -49,55 +48,69 @@ func MemorySource(docs ...[]byte) Source {
 }
 
 // URLFile is the file of a sandbox fhir/ folder that names a live FHIR
-// server instead of holding resources.
+// server instead of holding resources. Package sandbox reads it and
+// attaches URLSource of its text.
 const URLFile = "fhir.url"
 
-// TokenEnv is the environment variable whose value, when set, FolderSource
-// sends as the bearer token to a server named by fhir.url.
+// TokenEnv is the environment variable whose value package sandbox sends
+// as the bearer token to a server named by fhir.url.
 const TokenEnv = "ASSAY_FHIR_TOKEN"
 
 // FolderSource returns the Source of a sandbox fhir/ folder: its *.json
-// resources and Bundles loaded into a Store, or, when the folder holds
-// fhir.url, a Client for the server that file names (its first non-blank
-// line; the bearer token comes from ASSAY_FHIR_TOKEN). Nothing is read
-// until the first search, and the folder is read once. Files are read
-// through check.ReadFile with the cap maxFileSize (<= 0:
+// resources and Bundles, loaded into a Store on the first search, once.
+// Files are read through check.ReadFile with the cap maxFileSize (<= 0:
 // check.DefaultMaxFileSize); one that cannot be read or loaded makes every
-// search fail, naming it.
+// search fail, naming it. A folder that names a live server (fhir.url) is
+// package sandbox's to recognise: it attaches URLSource instead, as it
+// does for the other live sources.
 func FolderSource(fsys fs.FS, maxFileSize int64) Source {
 	return &lazySource{load: func() (Source, error) {
-		if _, err := fs.Stat(fsys, URLFile); err == nil {
-			data, err := check.ReadFile(fsys, URLFile, maxFileSize)
-			if err != nil {
-				return nil, err
-			}
-			base := ""
-			for _, line := range strings.Split(string(data), "\n") {
-				if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-					base = line
-					break
-				}
-			}
-			if base == "" {
-				return nil, fmt.Errorf("%s names no server", URLFile)
-			}
-			var opts []ClientOption
-			if tok := os.Getenv(TokenEnv); tok != "" {
-				opts = append(opts, WithBearerToken(tok))
-			}
-			opts = append(opts, WithMaxBodySize(maxFileSize))
-			c, err := NewClient(base, opts...)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", URLFile, err)
-			}
-			return c, nil
-		}
 		s := NewStore()
 		if _, err := s.LoadFS(fsys, maxFileSize); err != nil {
 			return nil, err
 		}
 		return s, nil
 	}}
+}
+
+// URLSource returns a Client for the server that text, the content of a
+// sandbox's fhir/fhir.url, names on its first line that is neither blank
+// nor a # comment. token, when not "", is sent as the bearer token, and at
+// most maxFileSize bytes of a response body are read (<= 0:
+// check.DefaultMaxFileSize). Text that names no usable server gives a
+// Source whose every search reports why, so the checks that need it report
+// status error.
+func URLSource(text, token string, maxFileSize int64) Source {
+	base := ""
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			base = line
+			break
+		}
+	}
+	if base == "" {
+		return Unavailable(fmt.Errorf("%s names no server", URLFile))
+	}
+	opts := []ClientOption{WithMaxBodySize(maxFileSize)}
+	if token != "" {
+		opts = append(opts, WithBearerToken(token))
+	}
+	c, err := NewClient(base, opts...)
+	if err != nil {
+		return Unavailable(fmt.Errorf("%s: %w", URLFile, err))
+	}
+	return c
+}
+
+// Unavailable returns a Source whose every search reports err, for a
+// loader that found the evidence unusable (an unreadable fhir.url): the
+// checks that need it report status error, and the others still run.
+func Unavailable(err error) Source { return unavailable{err} }
+
+type unavailable struct{ err error }
+
+func (u unavailable) Search(context.Context, string, url.Values) ([]Resource, error) {
+	return nil, u.err
 }
 
 // lazySource builds its Source on first use, once.

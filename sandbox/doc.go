@@ -4,6 +4,8 @@
 //
 //	sandbox/
 //	  fhir/        *.json resources or bundles, or fhir.url naming a live server
+//	               (its first line that is not blank or a # comment; bearer
+//	               token from ASSAY_FHIR_TOKEN)
 //	  hl7/         *.hl7 outbound messages (CR/LF/CRLF; MLLP framing allowed)
 //	  x12/         NAME.request.x12 / NAME.response.x12 pairs, NAME.meta.json, or records.json
 //	  sftp/        the final SFTP tree, or sftp.url naming a live endpoint

@@ -83,6 +83,20 @@ func TestFHIRFolder(t *testing.T) {
 	if c[0].Status != assert.StatusPassed || !strings.HasPrefix(c[0].Details, "Appointment/live matched") {
 		t.Errorf("fhir.url: %s %q", c[0].Status, c[0].Details)
 	}
+	// A fhir.url that cannot be read (here a folder) makes the checks
+	// error, naming it; so does one that names no server.
+	os.Remove(filepath.Join(dir, "fhir", "fhir.url"))
+	os.Mkdir(filepath.Join(dir, "fhir", "fhir.url"), 0o755)
+	for _, r := range run(dir, sandbox.Options{}) {
+		if r.Status != assert.StatusError || !strings.Contains(r.Details, "fhir/fhir.url") {
+			t.Errorf("unreadable fhir.url: %s %q", r.Status, r.Details)
+		}
+	}
+	os.Remove(filepath.Join(dir, "fhir", "fhir.url"))
+	os.WriteFile(filepath.Join(dir, "fhir", "fhir.url"), []byte("# nothing yet\n"), 0o644)
+	if c := run(dir, sandbox.Options{}); c[0].Status != assert.StatusError || !strings.Contains(c[0].Details, "fhir.url names no server") {
+		t.Errorf("empty fhir.url: %s %q", c[0].Status, c[0].Details)
+	}
 	// LoadFS: a snapshot that is not on disk.
 	env := sandbox.LoadFS(fstest.MapFS{"fhir/p.json": {Data: []byte(`{"resourceType":"Patient","id":"x","name":[{"family":"Nobody"}]}`)}}, sandbox.Options{})
 	if c := evaluate(env); c[1].Status != assert.StatusPassed {

@@ -14,7 +14,7 @@ import (
 
 func init() { register("sftp", loadSFTP) }
 
-// maxURLFile caps sftp/sftp.url: one URL.
+// maxURLFile caps sftp/sftp.url and fhir/fhir.url: one URL.
 const maxURLFile = 64 << 10
 
 // loadSFTP attaches the sftp/ folder: the final tree itself, or, when the
