@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,16 +25,18 @@ type searchParam struct {
 	err  error // why the parameter cannot be searched
 }
 
-var compiledParams struct {
-	sync.Mutex
-	byIndex map[int]*searchParam // index in r4Params
-}
+// compiledParams holds r4Params compiled, by table index, each set on its
+// first lookup. Lookups run once per resource while an index column is
+// built, so they take no lock.
+var compiledParams = sync.OnceValue(func() []atomic.Pointer[searchParam] {
+	return make([]atomic.Pointer[searchParam], len(r4Params))
+})
 
-// paramAt returns r4Params[i], compiled.
+// paramAt returns r4Params[i], compiled. Two goroutines may compile the
+// same parameter at once; both results are equal and one is kept.
 func paramAt(i int) *searchParam {
-	compiledParams.Lock()
-	defer compiledParams.Unlock()
-	if p := compiledParams.byIndex[i]; p != nil {
+	slot := &compiledParams()[i]
+	if p := slot.Load(); p != nil {
 		return p
 	}
 	p := &searchParam{paramDef: r4Params[i]}
@@ -43,10 +46,9 @@ func paramAt(i int) *searchParam {
 	default:
 		p.expr, p.err = compileFHIRPath(p.Base, p.Expr)
 	}
-	if compiledParams.byIndex == nil {
-		compiledParams.byIndex = map[int]*searchParam{}
+	if !slot.CompareAndSwap(nil, p) {
+		return slot.Load()
 	}
-	compiledParams.byIndex[i] = p
 	return p
 }
 
