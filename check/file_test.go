@@ -165,6 +165,25 @@ func TestDirFSOpensFolderOnce(t *testing.T) {
 	}
 }
 
+// The folder is the one DirFS first opened: renamed afterwards, it is still
+// what the file system reads, and nothing at its old path is.
+func TestDirFSKeepsTheFolderItOpened(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "snapshot")
+	must(t, os.Mkdir(dir, 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "a.json"), []byte("first"), 0o644))
+	fsys := check.DirFS(dir)
+	if _, err := fs.Stat(fsys, "a.json"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.Rename(dir, filepath.Join(parent, "moved")))
+	must(t, os.Mkdir(dir, 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "a.json"), []byte("second"), 0o644))
+	if got, err := check.ReadFile(fsys, "a.json", 0); err != nil || string(got) != "first" {
+		t.Fatalf("after the rename: %q, %v; want the first folder's file", got, err)
+	}
+}
+
 // A folder that does not exist yet is tried again on the next call.
 func TestDirFSFolderCreatedLater(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "later")
