@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"runtime"
 	"slices"
 	"strings"
@@ -65,7 +66,9 @@ func unwrapPathError(err error) error {
 
 // ReadFile reads name from fsys as recorded evidence: a regular file only
 // (anything else is ErrNotRegular, checked before the file is opened, so a
-// FIFO cannot block), at most limit bytes (limit <= 0 means
+// FIFO cannot block; a DirFS, and a folder of one taken with fs.Sub, open
+// without blocking, so there the open file is checked, one look instead of
+// two), at most limit bytes (limit <= 0 means
 // DefaultMaxFileSize; a larger file is ErrTooLarge, also when it grows while
 // being read). Every error is a *FileError. Use it, with DirFS, for every
 // file a source reads.
@@ -76,7 +79,26 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	fail := func(size int64, err error) ([]byte, error) {
 		return nil, &FileError{Path: name, Size: size, Limit: limit, Err: err}
 	}
-	fi, err := fs.Stat(fsys, name)
+	if _, ok := fsys.(*dirFS); !ok {
+		fi, err := fs.Stat(fsys, name)
+		if err != nil {
+			return fail(0, err)
+		}
+		if !fi.Mode().IsRegular() {
+			return fail(0, fmt.Errorf("%w (it is %s)", ErrNotRegular, filekind.Of(fi.Mode())))
+		}
+		if fi.Size() > limit {
+			return fail(fi.Size(), ErrTooLarge)
+		}
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return fail(0, err)
+	}
+	defer f.Close()
+	// Stat through the open file: the name may have been swapped for
+	// something else since the first look.
+	fi, err := f.Stat()
 	if err != nil {
 		return fail(0, err)
 	}
@@ -85,19 +107,6 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	}
 	if fi.Size() > limit {
 		return fail(fi.Size(), ErrTooLarge)
-	}
-	f, err := fsys.Open(name)
-	if err != nil {
-		return fail(0, err)
-	}
-	defer f.Close()
-	// Stat again through the open file: the name may have been swapped for
-	// something else between the two looks.
-	if fi, err = f.Stat(); err != nil {
-		return fail(0, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fail(0, fmt.Errorf("%w (it is %s)", ErrNotRegular, filekind.Of(fi.Mode())))
 	}
 	buf := make([]byte, 0, min(fi.Size(), limit)+1)
 	for {
@@ -125,8 +134,11 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 // DirFS returns the file system of the folder dir, for sources that read a
 // snapshot from disk. Unlike os.DirFS, a symbolic link is followed only
 // while it stays inside dir (one that leads out, or an absolute one, is an
-// error, as os.Root has it), and opening a FIFO never blocks. It implements
-// fs.StatFS, fs.ReadDirFS and fs.ReadLinkFS.
+// error, as os.Root has it), and opening a FIFO never blocks (nor does
+// opening a terminal make it the process's controlling one). It implements
+// fs.StatFS, fs.ReadDirFS, fs.ReadLinkFS and fs.SubFS: a folder taken with
+// fs.Sub shares the open folder, and its links may still lead anywhere
+// inside dir, as a snapshot's evidence folders need.
 //
 // The folder is opened once, on first use, and stays open until the file
 // system is no longer referenced and the garbage collector has run: one
@@ -134,42 +146,54 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 // folder for each doubled their system calls. So paths resolve against the
 // folder DirFS first opened, even if dir is renamed or replaced afterwards;
 // a folder that could not be opened is tried again on the next call.
-func DirFS(dir string) fs.FS { return &dirFS{dir: dir} }
+func DirFS(dir string) fs.FS { return &dirFS{folder: &folder{dir: dir}} }
 
+// dirFS is a DirFS, or a folder of one (prefix, a valid path, "" for the
+// top).
 type dirFS struct {
+	folder *folder
+	prefix string
+}
+
+// folder is the open top folder that a DirFS and its sub-folders share.
+type folder struct {
 	dir  string
 	mu   sync.Mutex
 	root *os.Root
 }
 
 // openRoot returns the folder, opening it on first use. The root is closed
-// by a cleanup when d becomes unreachable.
-func (d *dirFS) openRoot() (*os.Root, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.root != nil {
-		return d.root, nil
+// by a cleanup when f becomes unreachable.
+func (f *folder) openRoot() (*os.Root, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.root != nil {
+		return f.root, nil
 	}
-	root, err := os.OpenRoot(d.dir)
+	root, err := os.OpenRoot(f.dir)
 	if err != nil {
 		return nil, err
 	}
-	d.root = root
-	runtime.AddCleanup(d, func(r *os.Root) { r.Close() }, root)
+	f.root = root
+	runtime.AddCleanup(f, func(r *os.Root) { r.Close() }, root)
 	return root, nil
 }
 
-// dirOp runs f on the folder, after checking name; errors are *fs.PathError
-// naming name, as fs.FS asks.
-func dirOp[T any](d *dirFS, op, name string, f func(*os.Root) (T, error)) (T, error) {
+// dirOp runs f on the folder with name's path from the top, after checking
+// name; errors are *fs.PathError naming name, as fs.FS asks.
+func dirOp[T any](d *dirFS, op, name string, f func(r *os.Root, full string) (T, error)) (T, error) {
 	var zero T
 	if !fs.ValidPath(name) {
 		return zero, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
-	root, err := d.openRoot()
+	root, err := d.folder.openRoot()
 	if err == nil {
+		full := name
+		if d.prefix != "" {
+			full = path.Join(d.prefix, name)
+		}
 		var v T
-		if v, err = f(root); err == nil {
+		if v, err = f(root, full); err == nil {
 			return v, nil
 		}
 	}
@@ -177,24 +201,37 @@ func dirOp[T any](d *dirFS, op, name string, f func(*os.Root) (T, error)) (T, er
 }
 
 func (d *dirFS) Open(name string) (fs.File, error) {
-	return dirOp(d, "open", name, func(r *os.Root) (fs.File, error) {
+	return dirOp(d, "open", name, func(r *os.Root, full string) (fs.File, error) {
 		// O_NONBLOCK: a FIFO opens at once instead of waiting for a
 		// writer; it has no effect on the regular files and folders
-		// sources read.
-		return r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		// sources read. O_NOCTTY: a terminal in a snapshot stays
+		// nobody's controlling terminal.
+		return r.OpenFile(full, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	})
 }
 
 func (d *dirFS) Stat(name string) (fs.FileInfo, error) {
-	return dirOp(d, "stat", name, func(r *os.Root) (fs.FileInfo, error) { return r.Stat(name) })
+	return dirOp(d, "stat", name, func(r *os.Root, full string) (fs.FileInfo, error) { return r.Stat(full) })
 }
 
 func (d *dirFS) Lstat(name string) (fs.FileInfo, error) {
-	return dirOp(d, "lstat", name, func(r *os.Root) (fs.FileInfo, error) { return r.Lstat(name) })
+	return dirOp(d, "lstat", name, func(r *os.Root, full string) (fs.FileInfo, error) { return r.Lstat(full) })
 }
 
 func (d *dirFS) ReadLink(name string) (string, error) {
-	return dirOp(d, "readlink", name, func(r *os.Root) (string, error) { return r.Readlink(name) })
+	return dirOp(d, "readlink", name, func(r *os.Root, full string) (string, error) { return r.Readlink(full) })
+}
+
+// Sub returns the folder dir of d, sharing d's open folder: paths still
+// resolve, and links are still followed, within the folder DirFS was given.
+func (d *dirFS) Sub(dir string) (fs.FS, error) {
+	if !fs.ValidPath(dir) {
+		return nil, &fs.PathError{Op: "sub", Path: dir, Err: fs.ErrInvalid}
+	}
+	if dir == "." {
+		return d, nil
+	}
+	return &dirFS{folder: d.folder, prefix: path.Join(d.prefix, dir)}, nil
 }
 
 func (d *dirFS) ReadDir(name string) ([]fs.DirEntry, error) {

@@ -94,6 +94,53 @@ func TestReadFile(t *testing.T) {
 	}
 }
 
+// A folder of a DirFS taken with fs.Sub (as a sandbox hands each evidence
+// folder to its source) reads as the top does: checked through the open
+// file, confined to the top folder, with links to a sibling folder followed.
+func TestReadFileSubFolder(t *testing.T) {
+	top := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(top, "x12"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(top, "hl7"), 0o755))
+	must(t, os.WriteFile(filepath.Join(top, "hl7", "a.hl7"), []byte("MSH|"), 0o644))
+	must(t, os.WriteFile(filepath.Join(top, "x12", "big.x12"), []byte(strings.Repeat("x", 100)), 0o644))
+	must(t, os.Symlink("../hl7/a.hl7", filepath.Join(top, "x12", "sibling.x12")))
+	must(t, os.Symlink("../../etc/passwd", filepath.Join(top, "x12", "out.x12")))
+	must(t, syscall.Mkfifo(filepath.Join(top, "x12", "fifo.x12"), 0o644))
+
+	sub, err := fs.Sub(check.DirFS(top), "x12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sub.(fs.StatFS); !ok {
+		t.Errorf("fs.Sub of a DirFS is a %T, not an fs.StatFS", sub)
+	}
+	if got, err := check.ReadFile(sub, "sibling.x12", 0); err != nil || string(got) != "MSH|" {
+		t.Errorf("sibling.x12: %q, %v; want the linked file in a sibling folder", got, err)
+	}
+	for _, tc := range []struct {
+		name, errText string
+		wantErr       error
+	}{
+		{"big.x12", "big.x12: 100 bytes is over the 10-byte cap", check.ErrTooLarge},
+		{"fifo.x12", "fifo.x12: not a regular file (it is a FIFO)", check.ErrNotRegular},
+		{".", ".: not a regular file (it is a folder)", check.ErrNotRegular},
+		{"out.x12", "out.x12: ", nil},
+		{"missing.x12", "missing.x12: ", fs.ErrNotExist},
+		{"../hl7/a.hl7", "../hl7/a.hl7: ", fs.ErrInvalid},
+	} {
+		got, err := check.ReadFile(sub, tc.name, 10)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.errText) || (tc.wantErr != nil && !errors.Is(err, tc.wantErr)) {
+			t.Errorf("%s: %q, %v; want an error starting %q", tc.name, got, err, tc.errText)
+		}
+	}
+	if _, err := fs.Sub(check.DirFS(top), "../up"); err == nil {
+		t.Error("fs.Sub(../up) succeeded")
+	}
+	if again, err := fs.Sub(sub, "."); err != nil || again != sub {
+		t.Errorf("fs.Sub(sub, \".\") = %v, %v; want sub itself", again, err)
+	}
+}
+
 // ReadFile works on any fs.FS, such as a snapshot held in memory.
 func TestReadFileMapFS(t *testing.T) {
 	fsys := fstest.MapFS{"portal/state.json": {Data: []byte(`{}`)}}
