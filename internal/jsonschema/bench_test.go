@@ -1,6 +1,9 @@
 package jsonschema_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/assaykit/assay/internal/jsonschema"
@@ -100,4 +103,45 @@ func kindSchemaByName(b *testing.B, kind string) ([]byte, bool) {
 	}
 	b.Fatalf("no kind %q", kind)
 	return nil, false
+}
+
+// BenchmarkCompileKind compiles each kind's schema (strict) from its text,
+// the way assert.NewValidator does: "decode" is json.Valid, a decode with
+// UseNumber and CompileValue (the caller's path before CompileText),
+// "text" is Compile.
+func BenchmarkCompileKind(b *testing.B) {
+	for _, s := range repoSchemas(b) {
+		kind, ok := strings.CutPrefix(s.name, "kind ")
+		if !ok || strings.HasSuffix(kind, "(lenient)") {
+			continue
+		}
+		src := s.src
+		b.Run(kind+"/decode", func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if !json.Valid(src) {
+					b.Fatal("not JSON")
+				}
+				dec := json.NewDecoder(bytes.NewReader(src))
+				dec.UseNumber()
+				var doc any
+				if err := dec.Decode(&doc); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := jsonschema.CompileValue(doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(kind+"/text", func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := jsonschema.Compile(src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
