@@ -3,13 +3,13 @@ package jsonschema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -29,6 +29,9 @@ type CompileError struct {
 	Keyword string
 	// Message says what is wrong.
 	Message string
+	// Syntax is, for text that is not JSON, what encoding/json's Unmarshal
+	// says of it (a *json.SyntaxError, for one); nil otherwise.
+	Syntax error
 }
 
 func (e *CompileError) Error() string {
@@ -41,6 +44,9 @@ func (e *CompileError) Error() string {
 	}
 	return "jsonschema: " + loc + ": " + e.Message
 }
+
+// Unwrap returns Syntax.
+func (e *CompileError) Unwrap() error { return e.Syntax }
 
 // Schema is a compiled JSON Schema (draft 2020-12). It is immutable and safe
 // for concurrent use.
@@ -107,10 +113,15 @@ type dependent struct {
 	node     *node
 }
 
+const (
+	boolTrue = 1 + iota
+	boolFalse
+)
+
 // node is one compiled schema object (or boolean schema).
 type node struct {
-	loc    string // JSON pointer of the schema in its document
-	always *bool  // boolean schema
+	loc     string // JSON pointer of the schema in its document, when it has references
+	boolean uint8  // boolTrue or boolFalse for a boolean schema, 0 for an object
 
 	types    []string
 	hasConst bool
@@ -163,36 +174,81 @@ type pendingRef struct {
 	ref  string
 }
 
+// compiler compiles the schema in a tree. Pointers (the loc of a node, the
+// table of compiled nodes by pointer) and the loop check are needed only
+// to resolve references: when the tree has no "$ref" (refs false) each
+// subschema is compiled once, where it is, and the pointer of one is
+// computed from the tree only for a compile error.
 type compiler struct {
-	doc     any
-	nodes   map[string]*node // by pointer
+	t       *tree
+	refs    bool
+	nodes   map[string]*node // by pointer, when refs
 	anchors map[string]*node
 	pending []pendingRef
+	order   []int32 // members being compiled, sorted by name: a stack
+	slab    []node  // nodes are allocated from it, a few at a time
 }
 
 // Compile compiles a draft 2020-12 schema given as JSON text. Numbers are
 // read exactly (as json.Number). See the package documentation for what is
 // supported; anything else is a *CompileError.
 func Compile(schema []byte) (*Schema, error) {
+	return compileText(schema, false)
+}
+
+// CompileOpen is Compile of the schema with every "additionalProperties":
+// false and "unevaluatedProperties": false removed, wherever it is, as
+// OpenObjects removes them from a decoded schema: the schema then accepts
+// members it does not name. It is assert's forward-compatible mode for
+// specs of a newer version, without decoding the text first.
+func CompileOpen(schema []byte) (*Schema, error) {
+	return compileText(schema, true)
+}
+
+func compileText(schema []byte, open bool) (*Schema, error) {
+	t, ok := parseText(schema, open)
+	if !ok {
+		return nil, notJSON(schema)
+	}
+	return compileTree(t)
+}
+
+// notJSON is the CompileError of text that is not JSON, with the words of
+// encoding/json.
+func notJSON(schema []byte) error {
+	e := &CompileError{}
+	var doc any
+	e.Syntax = json.Unmarshal(schema, &doc)
+	if e.Syntax == nil { // cannot happen: the parser accepts what encoding/json accepts
+		e.Syntax = errors.New("not JSON")
+	}
 	dec := json.NewDecoder(bytes.NewReader(schema))
 	dec.UseNumber()
-	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return nil, &CompileError{Message: "schema is not JSON: " + err.Error()}
+		e.Message = "schema is not JSON: " + err.Error()
+	} else {
+		e.Message = "schema is not JSON: data after the top-level value"
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &CompileError{Message: "schema is not JSON: data after the top-level value"}
-	}
-	return CompileValue(doc)
+	return e
 }
 
 // CompileValue compiles a schema already decoded by encoding/json with
 // UseNumber (map[string]any, []any, string, json.Number, bool, nil).
 func CompileValue(doc any) (*Schema, error) {
-	c := &compiler{doc: doc, nodes: map[string]*node{}, anchors: map[string]*node{}}
-	root, err := c.compile("", doc)
+	return compileTree(fromValue(doc))
+}
+
+func compileTree(t *tree) (*Schema, error) {
+	c := &compiler{t: t, refs: t.hasRef}
+	if c.refs {
+		c.nodes = map[string]*node{}
+	}
+	root, err := c.compile("", 0)
 	if err != nil {
 		return nil, err
+	}
+	if !c.refs {
+		return &Schema{root: root}, nil
 	}
 	for len(c.pending) > 0 {
 		p := c.pending[0]
@@ -231,38 +287,39 @@ func (c *compiler) resolve(ref string, from *node) (*node, error) {
 	if n, ok := c.nodes[ptr]; ok {
 		return n, nil
 	}
-	v, ok := lookupPointer(c.doc, ptr)
+	at, ok := c.t.lookup(ptr)
 	if !ok {
 		return nil, errAt(from.loc, "$ref", "%q points at nothing in the schema", ref)
 	}
-	return c.compile(ptr, v)
+	return c.compile(ptr, at)
 }
 
-func lookupPointer(doc any, ptr string) (any, bool) {
+// lookup finds the value a JSON pointer names.
+func (t *tree) lookup(ptr string) (int32, bool) {
 	if ptr == "" {
-		return doc, true
+		return 0, true
 	}
 	if ptr[0] != '/' {
-		return nil, false
+		return 0, false
 	}
-	cur := doc
+	cur := int32(0)
 	for _, tok := range strings.Split(ptr[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch t := cur.(type) {
-		case map[string]any:
-			v, ok := t[tok]
+		switch n := &t.nodes[cur]; n.kind {
+		case jObj:
+			m, ok := t.member(cur, tok)
 			if !ok {
-				return nil, false
+				return 0, false
 			}
-			cur = v
-		case []any:
+			cur = m
+		case jArr:
 			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(t) || (len(tok) > 1 && tok[0] == '0') {
-				return nil, false
+			if err != nil || i < 0 || i >= int(n.n) || (len(tok) > 1 && tok[0] == '0') {
+				return 0, false
 			}
-			cur = t[i]
+			cur = t.item(cur, i)
 		default:
-			return nil, false
+			return 0, false
 		}
 	}
 	return cur, true
@@ -298,23 +355,52 @@ func isTypeName(s string) bool {
 	return false
 }
 
-func (c *compiler) compile(ptr string, v any) (*node, error) {
-	if n, ok := c.nodes[ptr]; ok {
-		return n, nil
+// newNode allocates a node, from a slab shared with its neighbours.
+func (c *compiler) newNode() *node {
+	if len(c.slab) == 0 {
+		c.slab = make([]node, 8)
 	}
-	n := &node{loc: ptr, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minContains: 1, maxContains: -1, minLength: -1, maxLength: -1}
-	c.nodes[ptr] = n
-	switch t := v.(type) {
-	case bool:
-		n.always = &t
+	n := &c.slab[0]
+	c.slab = c.slab[1:]
+	*n = node{minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minContains: 1, maxContains: -1, minLength: -1, maxLength: -1}
+	return n
+}
+
+// compile compiles the schema at index at of the tree, whose pointer is
+// ptr when c.refs (and "" otherwise).
+func (c *compiler) compile(ptr string, at int32) (*node, error) {
+	if c.refs {
+		if n, ok := c.nodes[ptr]; ok {
+			return n, nil
+		}
+	}
+	n := c.newNode()
+	if c.refs {
+		n.loc = ptr
+		c.nodes[ptr] = n
+	}
+	switch c.t.nodes[at].kind {
+	case jTrue:
+		n.boolean = boolTrue
 		return n, nil
-	case map[string]any:
-		if err := c.compileObject(n, t); err != nil {
+	case jFalse:
+		n.boolean = boolFalse
+		return n, nil
+	case jObj:
+		if err := c.compileObject(n, ptr, at); err != nil {
 			return nil, err
 		}
 		return n, nil
 	}
-	return nil, errAt(ptr, "", "a schema must be an object or a boolean, not %s", typeOf(v))
+	return nil, errAt(c.where(ptr, at), "", "a schema must be an object or a boolean, not %s", c.t.typeOf(at))
+}
+
+// where is the pointer of the value at index at, known as ptr when c.refs.
+func (c *compiler) where(ptr string, at int32) string {
+	if c.refs {
+		return ptr
+	}
+	return c.t.pointer(at)
 }
 
 func typeOf(v any) string {
@@ -325,103 +411,115 @@ func typeOf(v any) string {
 	return t
 }
 
-func (c *compiler) compileObject(n *node, m map[string]any) error {
-	ptr := n.loc
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// sortedMembers pushes the visible members of the object at index at onto
+// c.order, sorted by name, and returns their window; the caller pops them
+// with c.order = c.order[:base].
+func (c *compiler) sortedMembers(at int32) (members []int32, base int) {
+	t := c.t
+	base = len(c.order)
+	for i := t.first(at); i < t.nodes[at].end; i = t.next(i) {
+		if !t.nodes[i].hidden {
+			c.order = append(c.order, i)
+		}
 	}
-	sort.Strings(keys)
-	sub := func(kw string, v any, extra ...string) (*node, error) {
+	members = c.order[base:]
+	slices.SortFunc(members, func(a, b int32) int { return strings.Compare(t.nodes[a].key, t.nodes[b].key) })
+	return members, base
+}
+
+func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
+	t := c.t
+	fail := func(kw, format string, a ...any) error {
+		return errAt(c.where(ptr, at), kw, format, a...)
+	}
+	sub := func(kw string, v int32, extra ...string) (*node, error) {
+		if !c.refs {
+			return c.compile("", v)
+		}
 		p := ptr + "/" + escapeToken(kw)
 		for _, e := range extra {
 			p += "/" + escapeToken(e)
 		}
 		return c.compile(p, v)
 	}
-	subList := func(kw string, v any) ([]*node, error) {
-		arr, ok := v.([]any)
-		if !ok || len(arr) == 0 {
-			return nil, errAt(ptr, kw, "must be a non-empty array of schemas")
+	subList := func(kw string, v int32) ([]*node, error) {
+		if t.nodes[v].kind != jArr || t.nodes[v].n == 0 {
+			return nil, fail(kw, "must be a non-empty array of schemas")
 		}
-		out := make([]*node, len(arr))
-		for i, x := range arr {
-			s, err := sub(kw, x, strconv.Itoa(i))
+		out := make([]*node, 0, t.nodes[v].n)
+		for i := t.first(v); i < t.nodes[v].end; i = t.next(i) {
+			var s *node
+			var err error
+			if c.refs {
+				s, err = sub(kw, i, strconv.Itoa(len(out)))
+			} else {
+				s, err = c.compile("", i)
+			}
 			if err != nil {
 				return nil, err
 			}
-			out[i] = s
+			out = append(out, s)
 		}
 		return out, nil
 	}
-	nonNeg := func(kw string, v any) (int, error) {
-		num, ok := v.(json.Number)
-		if !ok {
-			return 0, errAt(ptr, kw, "must be a non-negative integer")
+	nonNeg := func(kw string, v int32) (int, error) {
+		if t.nodes[v].kind != jNum {
+			return 0, fail(kw, "must be a non-negative integer")
 		}
-		r, ok := new(big.Rat).SetString(string(num))
+		if k, ok := smallCount(t.nodes[v].s); ok {
+			return k, nil
+		}
+		r, ok := new(big.Rat).SetString(t.nodes[v].s)
 		if !ok || !r.IsInt() || r.Sign() < 0 {
-			return 0, errAt(ptr, kw, "must be a non-negative integer")
+			return 0, fail(kw, "must be a non-negative integer")
 		}
 		if !r.Num().IsInt64() || r.Num().Int64() > math.MaxInt {
 			return math.MaxInt, nil // more than any count
 		}
 		return int(r.Num().Int64()), nil
 	}
-	number := func(kw string, v any, d *decimal) (*big.Rat, error) {
-		num, ok := v.(json.Number)
-		if !ok {
-			return nil, errAt(ptr, kw, "must be a number")
+	number := func(kw string, v int32, d *decimal) (*big.Rat, error) {
+		if t.nodes[v].kind != jNum {
+			return nil, fail(kw, "must be a number")
 		}
-		r, ok := new(big.Rat).SetString(string(num))
+		num := t.nodes[v].s
+		r, ok := new(big.Rat).SetString(num)
 		if !ok {
-			return nil, errAt(ptr, kw, "%s is not a number this package can compare", num)
+			return nil, fail(kw, "%s is not a number this package can compare", num)
 		}
 		if d != nil {
-			if *d, ok = parseDecimal(string(num)); !ok {
-				return nil, errAt(ptr, kw, "%s is not a number this package can compare", num)
+			if *d, ok = parseDecimal(num); !ok {
+				return nil, fail(kw, "%s is not a number this package can compare", num)
 			}
 		}
 		return r, nil
 	}
-	stringList := func(kw string, v any) ([]string, error) {
-		arr, ok := v.([]any)
-		if !ok {
-			return nil, errAt(ptr, kw, "must be an array of unique strings")
+	stringList := func(kw string, v int32) ([]string, error) {
+		if t.nodes[v].kind != jArr {
+			return nil, fail(kw, "must be an array of unique strings")
 		}
-		out := make([]string, len(arr))
-		seen := map[string]bool{}
-		for i, x := range arr {
-			s, ok := x.(string)
-			if !ok || seen[s] {
-				return nil, errAt(ptr, kw, "must be an array of unique strings")
+		out := make([]string, 0, t.nodes[v].n)
+		for i := t.first(v); i < t.nodes[v].end; i = t.next(i) {
+			if t.nodes[i].kind != jStr || slices.Contains(out, t.nodes[i].s) {
+				return nil, fail(kw, "must be an array of unique strings")
 			}
-			seen[s] = true
-			out[i] = s
+			out = append(out, t.nodes[i].s)
 		}
 		return out, nil
 	}
-	schemaMap := func(kw string, v any) (map[string]any, error) {
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return nil, errAt(ptr, kw, "must be an object")
+	isObject := func(kw string, v int32) error {
+		if t.nodes[v].kind != jObj {
+			return fail(kw, "must be an object")
 		}
-		return obj, nil
-	}
-	sortedKeys := func(obj map[string]any) []string {
-		ks := make([]string, 0, len(obj))
-		for k := range obj {
-			ks = append(ks, k)
-		}
-		sort.Strings(ks)
-		return ks
+		return nil
 	}
 
-	var err error
-	for _, kw := range keys {
-		v := m[kw]
+	keys, base := c.sortedMembers(at)
+	defer func() { c.order = c.order[:base] }()
+	for _, v := range keys {
+		kw := t.nodes[v].key
 		if msg, ok := unsupported(kw); ok {
-			return errAt(ptr, kw, "%s", msg)
+			return fail(kw, "%s", msg)
 		}
 		if want, ok := annotation(kw); ok {
 			switch want {
@@ -431,89 +529,89 @@ func (c *compiler) compileObject(n *node, m map[string]any) error {
 					return err
 				}
 			default:
-				if t, _ := jsonType(v); t != want {
-					return errAt(ptr, kw, "must be a %s", want)
+				if typ, _ := t.jsonType(v); typ != want {
+					return fail(kw, "must be a %s", want)
 				}
 			}
 			continue
 		}
+		vn := &t.nodes[v]
 		switch kw {
 		case "$schema":
-			s, ok := v.(string)
-			if !ok || strings.TrimSuffix(s, "#") != metaSchema2020 {
-				return errAt(ptr, kw, "only %q is supported", metaSchema2020)
+			if vn.kind != jStr || strings.TrimSuffix(vn.s, "#") != metaSchema2020 {
+				return fail(kw, "only %q is supported", metaSchema2020)
 			}
 		case "$id":
-			if ptr != "" {
-				return errAt(ptr, kw, "embedded schema resources ($id below the root) are not supported")
+			if at != 0 {
+				return fail(kw, "embedded schema resources ($id below the root) are not supported")
 			}
-			if _, ok := v.(string); !ok {
-				return errAt(ptr, kw, "must be a string")
+			if vn.kind != jStr {
+				return fail(kw, "must be a string")
 			}
 		case "$anchor":
-			s, ok := v.(string)
-			if !ok || !isAnchorName(s) {
-				return errAt(ptr, kw, "must be a plain name (letters, digits, '-', '_', '.'; not starting with a digit)")
+			if vn.kind != jStr || !isAnchorName(vn.s) {
+				return fail(kw, "must be a plain name (letters, digits, '-', '_', '.'; not starting with a digit)")
 			}
-			if other, dup := c.anchors[s]; dup && other != n {
-				return errAt(ptr, kw, "anchor %q is defined twice", s)
+			if other, dup := c.anchors[vn.s]; dup && other != n {
+				return fail(kw, "anchor %q is defined twice", vn.s)
 			}
-			c.anchors[s] = n
+			if c.anchors == nil {
+				c.anchors = map[string]*node{}
+			}
+			c.anchors[vn.s] = n
 		case "$ref":
-			s, ok := v.(string)
-			if !ok {
-				return errAt(ptr, kw, "must be a string")
+			if vn.kind != jStr {
+				return fail(kw, "must be a string")
 			}
-			if !strings.HasPrefix(s, "#") {
-				return errAt(ptr, kw, "only references within the same document (starting with '#') are supported, not %q", s)
+			if !strings.HasPrefix(vn.s, "#") {
+				return fail(kw, "only references within the same document (starting with '#') are supported, not %q", vn.s)
 			}
-			n.refText = s
-			c.pending = append(c.pending, pendingRef{from: n, ref: s})
+			n.refText = vn.s
+			c.pending = append(c.pending, pendingRef{from: n, ref: vn.s})
 		case "$defs":
-			obj, err := schemaMap(kw, v)
-			if err != nil {
+			if err := isObject(kw, v); err != nil {
 				return err
 			}
-			for _, name := range sortedKeys(obj) {
-				if _, err := sub(kw, obj[name], name); err != nil {
+			defs, base := c.sortedMembers(v)
+			for _, d := range defs {
+				if _, err := sub(kw, d, t.nodes[d].key); err != nil {
 					return err
 				}
 			}
+			c.order = c.order[:base]
 		case "type":
-			switch t := v.(type) {
-			case string:
-				if !isTypeName(t) {
-					return errAt(ptr, kw, "unknown type %q", t)
+			switch vn.kind {
+			case jStr:
+				if !isTypeName(vn.s) {
+					return fail(kw, "unknown type %q", vn.s)
 				}
-				n.types = []string{t}
-			case []any:
-				seen := map[string]bool{}
-				for _, x := range t {
-					s, ok := x.(string)
-					if !ok || !isTypeName(s) || seen[s] {
-						return errAt(ptr, kw, "must be a type name or an array of unique type names")
+				n.types = []string{vn.s}
+			case jArr:
+				n.types = make([]string, 0, vn.n)
+				for i := t.first(v); i < vn.end; i = t.next(i) {
+					x := &t.nodes[i]
+					if x.kind != jStr || !isTypeName(x.s) || slices.Contains(n.types, x.s) {
+						return fail(kw, "must be a type name or an array of unique type names")
 					}
-					seen[s] = true
-					n.types = append(n.types, s)
+					n.types = append(n.types, x.s)
 				}
 			default:
-				return errAt(ptr, kw, "must be a type name or an array of unique type names")
+				return fail(kw, "must be a type name or an array of unique type names")
 			}
 		case "const":
-			n.hasConst, n.constV = true, v
-			switch t, _ := jsonType(v); t {
+			n.hasConst, n.constV = true, t.value(v)
+			switch typ, _ := t.jsonType(v); typ {
 			case "object", "array":
 				n.constErr = "const failed"
 			default:
-				n.constErr = fmt.Sprintf("value must be %#v", v)
+				n.constErr = fmt.Sprintf("value must be %#v", n.constV)
 			}
 		case "enum":
-			arr, ok := v.([]any)
-			if !ok {
-				return errAt(ptr, kw, "must be an array")
+			if vn.kind != jArr {
+				return fail(kw, "must be an array")
 			}
-			n.enum = arr
-			n.enumErr = enumMessage(arr)
+			n.enum = t.value(v).([]any)
+			n.enumErr = enumMessage(n.enum)
 		case "minProperties":
 			n.minProps, err = nonNeg(kw, v)
 		case "maxProperties":
@@ -533,18 +631,16 @@ func (c *compiler) compileObject(n *node, m map[string]any) error {
 		case "required":
 			n.required, err = stringList(kw, v)
 		case "uniqueItems":
-			b, ok := v.(bool)
-			if !ok {
-				return errAt(ptr, kw, "must be a boolean")
+			if vn.kind != jTrue && vn.kind != jFalse {
+				return fail(kw, "must be a boolean")
 			}
-			n.unique = b
+			n.unique = vn.kind == jTrue
 		case "pattern":
-			s, ok := v.(string)
-			if !ok {
-				return errAt(ptr, kw, "must be a string")
+			if vn.kind != jStr {
+				return fail(kw, "must be a string")
 			}
-			if n.pattern, err = regexp.Compile(s); err != nil {
-				return errAt(ptr, kw, "%q is not a valid regular expression (Go RE2 syntax): %v", s, err)
+			if n.pattern, err = regexp.Compile(vn.s); err != nil {
+				return fail(kw, "%q is not a valid regular expression (Go RE2 syntax): %v", vn.s, err)
 			}
 		case "minimum":
 			n.minimum, err = number(kw, v, &n.minimumD)
@@ -557,39 +653,44 @@ func (c *compiler) compileObject(n *node, m map[string]any) error {
 		case "multipleOf":
 			n.multipleOf, err = number(kw, v, nil)
 			if err == nil && n.multipleOf.Sign() <= 0 {
-				return errAt(ptr, kw, "must be greater than 0")
+				return fail(kw, "must be greater than 0")
 			}
 		case "properties":
-			obj, err := schemaMap(kw, v)
-			if err != nil {
+			if err := isObject(kw, v); err != nil {
 				return err
 			}
-			for _, name := range sortedKeys(obj) {
-				s, err := sub(kw, obj[name], name)
+			props, base := c.sortedMembers(v)
+			n.props = make([]propSchema, 0, len(props))
+			for _, p := range props {
+				name := t.nodes[p].key
+				s, err := sub(kw, p, name)
 				if err != nil {
 					return err
 				}
 				n.props = append(n.props, propSchema{name, s})
 			}
+			c.order = c.order[:base]
 		case "patternProperties":
-			obj, err := schemaMap(kw, v)
-			if err != nil {
+			if err := isObject(kw, v); err != nil {
 				return err
 			}
-			for _, src := range sortedKeys(obj) {
+			pats, base := c.sortedMembers(v)
+			for _, p := range pats {
+				src := t.nodes[p].key
 				re, err := regexp.Compile(src)
 				if err != nil {
-					return errAt(ptr, kw, "%q is not a valid regular expression (Go RE2 syntax): %v", src, err)
+					return fail(kw, "%q is not a valid regular expression (Go RE2 syntax): %v", src, err)
 				}
-				s, err := sub(kw, obj[src], src)
+				s, err := sub(kw, p, src)
 				if err != nil {
 					return err
 				}
 				n.patternProps = append(n.patternProps, patternSchema{re, s})
 			}
+			c.order = c.order[:base]
 		case "additionalProperties":
 			n.hasAddProps = true
-			if b, ok := v.(bool); ok && !b {
+			if vn.kind == jFalse {
 				n.addPropsFalse = true
 				// still compiled, so that a $ref to it resolves
 			}
@@ -597,32 +698,35 @@ func (c *compiler) compileObject(n *node, m map[string]any) error {
 		case "propertyNames":
 			n.propNames, err = sub(kw, v)
 		case "dependentRequired":
-			obj, err := schemaMap(kw, v)
-			if err != nil {
+			if err := isObject(kw, v); err != nil {
 				return err
 			}
-			for _, name := range sortedKeys(obj) {
-				req, err := stringList(kw, obj[name])
+			deps, base := c.sortedMembers(v)
+			for _, d := range deps {
+				req, err := stringList(kw, d)
 				if err != nil {
 					return err
 				}
-				n.depRequired = append(n.depRequired, dependent{name: name, required: req})
+				n.depRequired = append(n.depRequired, dependent{name: t.nodes[d].key, required: req})
 			}
+			c.order = c.order[:base]
 		case "dependentSchemas":
-			obj, err := schemaMap(kw, v)
-			if err != nil {
+			if err := isObject(kw, v); err != nil {
 				return err
 			}
-			for _, name := range sortedKeys(obj) {
-				s, err := sub(kw, obj[name], name)
+			deps, base := c.sortedMembers(v)
+			for _, d := range deps {
+				name := t.nodes[d].key
+				s, err := sub(kw, d, name)
 				if err != nil {
 					return err
 				}
 				n.depSchemas = append(n.depSchemas, dependent{name: name, node: s})
 			}
+			c.order = c.order[:base]
 		case "items":
-			if _, ok := v.([]any); ok {
-				return errAt(ptr, kw, "must be a schema (the array form is draft 2019-09: use prefixItems)")
+			if vn.kind == jArr {
+				return fail(kw, "must be a schema (the array form is draft 2019-09: use prefixItems)")
 			}
 			n.items, err = sub(kw, v)
 		case "prefixItems":
@@ -659,6 +763,23 @@ func (c *compiler) compileObject(n *node, m map[string]any) error {
 		n.thenS, n.elseS = nil, nil
 	}
 	return nil
+}
+
+// smallCount reads a count written as plain digits (no sign, fraction or
+// exponent) that fits an int without doubt; false for anything else, which
+// big.Rat then reads.
+func smallCount(s string) (int, bool) {
+	if s == "" || len(s) > 15 {
+		return 0, false
+	}
+	k := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		k = k*10 + int(s[i]-'0')
+	}
+	return k, true
 }
 
 // enumMessage is jsonschema/v5's message for a failed enum.

@@ -328,8 +328,8 @@ func (st *state) inPlace(n *node, v any, ev *evaluated) bool {
 // out in the same order.
 func (st *state) validate(n *node, v any, ev *evaluated) bool {
 	start := st.mark()
-	if n.always != nil {
-		if !*n.always {
+	if n.boolean != 0 {
+		if n.boolean == boolFalse {
 			st.fail("", "not allowed")
 			return false
 		}

@@ -1,0 +1,582 @@
+package jsonschema
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The schema compiler reads a schema from a tree: one slice of values in
+// document order, read straight from the JSON text (no map per object, and
+// every string that needs no unescaping a substring of one copy of the
+// text), or converted from a value decoded by encoding/json for
+// CompileValue.
+
+// jkind is the kind of a value in a tree.
+type jkind uint8
+
+const (
+	jNull jkind = iota
+	jFalse
+	jTrue
+	jNum
+	jStr
+	jArr
+	jObj
+	jForeign // a Go value of CompileValue's input that is no JSON value
+)
+
+// jnode is one value of a tree. The values of an array or object follow it,
+// each followed by its own; end is the index after the last.
+type jnode struct {
+	kind jkind
+	// hidden marks an object member that the decoded value would not have:
+	// one whose name a later member repeats (encoding/json keeps the last),
+	// or, in open mode, an "additionalProperties" or
+	// "unevaluatedProperties" that is false (OpenObjects drops them).
+	hidden bool
+	parent int32
+	end    int32
+	// n is the number of visible members or items of an object or array,
+	// the index in tree.vals of a jForeign.
+	n   int32
+	key string // the member name, when the parent is an object
+	s   string // the text of a string or number
+}
+
+// tree is a schema document.
+type tree struct {
+	nodes []jnode
+	vals  []any // jForeign values
+	// hasRef is set when some object has a "$ref" member: only then does
+	// the compiler need pointers, a table of compiled schemas and the loop
+	// check.
+	hasRef bool
+}
+
+// maxDepth is encoding/json's limit on nesting.
+const maxDepth = 10000
+
+// parser reads JSON text into a tree. It accepts exactly what json.Valid
+// accepts and reads the values encoding/json decodes.
+type parser struct {
+	text    string
+	pos     int
+	t       *tree
+	open    bool    // drop "additionalProperties": false and "unevaluatedProperties": false
+	scratch []int32 // member indexes of the objects being closed
+	depth   int
+}
+
+// parseText reads data, which must be exactly one JSON value (with
+// whitespace around it), into a tree; false when it is not JSON.
+func parseText(data []byte, open bool) (*tree, bool) {
+	t := &tree{nodes: make([]jnode, 0, len(data)/12+4)}
+	p := parser{text: string(data), t: t, open: open}
+	p.skipSpace()
+	if !p.value(-1, "") {
+		return nil, false
+	}
+	p.skipSpace()
+	if p.pos != len(p.text) {
+		return nil, false
+	}
+	return t, true
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.text) {
+		switch p.text[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value reads one value at p.pos into the tree, as a member named key of
+// parent (an item when parent is an array, the root when -1).
+func (p *parser) value(parent int32, key string) bool {
+	if p.pos >= len(p.text) {
+		return false
+	}
+	idx := int32(len(p.t.nodes))
+	p.t.nodes = append(p.t.nodes, jnode{parent: parent, key: key})
+	switch c := p.text[p.pos]; {
+	case c == '{':
+		return p.object(idx)
+	case c == '[':
+		return p.array(idx)
+	case c == '"':
+		s, ok := p.str()
+		if !ok {
+			return false
+		}
+		p.t.nodes[idx].kind, p.t.nodes[idx].s = jStr, s
+	case c == '-' || c >= '0' && c <= '9':
+		s, ok := p.number()
+		if !ok {
+			return false
+		}
+		p.t.nodes[idx].kind, p.t.nodes[idx].s = jNum, s
+	case strings.HasPrefix(p.text[p.pos:], "true"):
+		p.t.nodes[idx].kind = jTrue
+		p.pos += 4
+	case strings.HasPrefix(p.text[p.pos:], "false"):
+		p.t.nodes[idx].kind = jFalse
+		p.pos += 5
+	case strings.HasPrefix(p.text[p.pos:], "null"):
+		p.t.nodes[idx].kind = jNull
+		p.pos += 4
+	default:
+		return false
+	}
+	p.t.nodes[idx].end = int32(len(p.t.nodes))
+	return true
+}
+
+func (p *parser) object(idx int32) bool {
+	if p.depth++; p.depth > maxDepth {
+		return false
+	}
+	p.pos++ // '{'
+	p.t.nodes[idx].kind = jObj
+	base := len(p.scratch)
+	p.skipSpace()
+	if p.pos < len(p.text) && p.text[p.pos] == '}' {
+		p.pos++
+	} else {
+		for {
+			p.skipSpace()
+			if p.pos >= len(p.text) || p.text[p.pos] != '"' {
+				return false
+			}
+			key, ok := p.str()
+			if !ok {
+				return false
+			}
+			p.skipSpace()
+			if p.pos >= len(p.text) || p.text[p.pos] != ':' {
+				return false
+			}
+			p.pos++
+			p.skipSpace()
+			if key == "$ref" {
+				p.t.hasRef = true
+			}
+			p.scratch = append(p.scratch, int32(len(p.t.nodes)))
+			if !p.value(idx, key) {
+				return false
+			}
+			p.skipSpace()
+			if p.pos >= len(p.text) {
+				return false
+			}
+			if p.text[p.pos] == ',' {
+				p.pos++
+				continue
+			}
+			if p.text[p.pos] != '}' {
+				return false
+			}
+			p.pos++
+			break
+		}
+	}
+	members := p.scratch[base:]
+	p.t.nodes[idx].n = int32(hideMembers(p.t.nodes, members, p.open))
+	p.scratch = p.scratch[:base]
+	p.t.nodes[idx].end = int32(len(p.t.nodes))
+	p.depth--
+	return true
+}
+
+// hideMembers marks the members (indexes into nodes) that the decoded
+// object would not have, and returns how many it has.
+func hideMembers(nodes []jnode, members []int32, open bool) int {
+	visible := len(members)
+	if len(members) <= 16 {
+		for i, m := range members {
+			for _, later := range members[i+1:] {
+				if nodes[later].key == nodes[m].key {
+					nodes[m].hidden = true
+					visible--
+					break
+				}
+			}
+		}
+	} else {
+		last := make(map[string]int32, len(members))
+		for _, m := range members {
+			last[nodes[m].key] = m
+		}
+		for _, m := range members {
+			if last[nodes[m].key] != m {
+				nodes[m].hidden = true
+				visible--
+			}
+		}
+	}
+	if open {
+		for _, m := range members {
+			if n := &nodes[m]; !n.hidden && n.kind == jFalse && (n.key == "additionalProperties" || n.key == "unevaluatedProperties") {
+				n.hidden = true
+				visible--
+			}
+		}
+	}
+	return visible
+}
+
+func (p *parser) array(idx int32) bool {
+	if p.depth++; p.depth > maxDepth {
+		return false
+	}
+	p.pos++ // '['
+	p.t.nodes[idx].kind = jArr
+	p.skipSpace()
+	n := int32(0)
+	if p.pos < len(p.text) && p.text[p.pos] == ']' {
+		p.pos++
+	} else {
+		for {
+			p.skipSpace()
+			if !p.value(idx, "") {
+				return false
+			}
+			n++
+			p.skipSpace()
+			if p.pos >= len(p.text) {
+				return false
+			}
+			if p.text[p.pos] == ',' {
+				p.pos++
+				continue
+			}
+			if p.text[p.pos] != ']' {
+				return false
+			}
+			p.pos++
+			break
+		}
+	}
+	p.t.nodes[idx].n = n
+	p.t.nodes[idx].end = int32(len(p.t.nodes))
+	p.depth--
+	return true
+}
+
+// number reads a number in JSON's grammar and returns its text.
+func (p *parser) number() (string, bool) {
+	s, i := p.text, p.pos
+	digits := func() int {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	if s[i] == '-' {
+		i++
+	}
+	if i < len(s) && s[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return "", false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return "", false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return "", false
+		}
+	}
+	out := s[p.pos:i]
+	p.pos = i
+	return out, true
+}
+
+// str reads a string at p.pos (its opening quote) and returns its value:
+// a substring of the text when it has no escape and is printable ASCII,
+// otherwise unescaped as encoding/json does (invalid UTF-8 and lone
+// surrogates become U+FFFD).
+func (p *parser) str() (string, bool) {
+	s := p.text
+	start := p.pos + 1
+	i := start
+	for i < len(s) {
+		c := s[i]
+		if c == '"' {
+			p.pos = i + 1
+			return s[start:i], true
+		}
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			break
+		}
+		i++
+	}
+	// The slow path: find the end, checking escapes and control bytes.
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '"':
+			out, ok := unquote(s[start:i])
+			p.pos = i + 1
+			return out, ok
+		case c < 0x20:
+			return "", false
+		case c == '\\':
+			i++
+			if i >= len(s) {
+				return "", false
+			}
+			switch s[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if i+5 > len(s) {
+					return "", false
+				}
+				for _, h := range []byte(s[i+1 : i+5]) {
+					if !isHex(h) {
+						return "", false
+					}
+				}
+				i += 5
+			default:
+				return "", false
+			}
+		default:
+			i++
+		}
+	}
+	return "", false
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// unquote unescapes the inside of a JSON string already checked for its
+// grammar, as encoding/json's unquote does.
+func unquote(s string) (string, bool) {
+	b := make([]byte, 0, len(s)+utf8.UTFMax)
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\':
+			i++
+			switch s[i] {
+			case '"', '\\', '/', '\'':
+				b = append(b, s[i])
+				i++
+			case 'b':
+				b = append(b, '\b')
+				i++
+			case 'f':
+				b = append(b, '\f')
+				i++
+			case 'n':
+				b = append(b, '\n')
+				i++
+			case 'r':
+				b = append(b, '\r')
+				i++
+			case 't':
+				b = append(b, '\t')
+				i++
+			case 'u':
+				r := hex4(s[i+1 : i+5])
+				i += 5
+				if utf16.IsSurrogate(r) {
+					if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+						if dec := utf16.DecodeRune(r, hex4(s[i+2:i+6])); dec != utf8.RuneError {
+							i += 6
+							b = utf8.AppendRune(b, dec)
+							break
+						}
+					}
+					r = utf8.RuneError
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				return "", false
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			b = utf8.AppendRune(b, r) // RuneError for invalid UTF-8
+		}
+	}
+	return string(b), true
+}
+
+func hex4(s string) rune {
+	v, _ := strconv.ParseUint(s, 16, 32)
+	return rune(v)
+}
+
+// fromValue converts a value decoded by encoding/json (with UseNumber)
+// into a tree; Go values that are no JSON value become jForeign.
+func fromValue(v any) *tree {
+	t := &tree{}
+	t.add(-1, "", v)
+	return t
+}
+
+func (t *tree) add(parent int32, key string, v any) {
+	idx := int32(len(t.nodes))
+	t.nodes = append(t.nodes, jnode{parent: parent, key: key})
+	n := &t.nodes[idx]
+	switch x := v.(type) {
+	case nil:
+		n.kind = jNull
+	case bool:
+		n.kind = jFalse
+		if x {
+			n.kind = jTrue
+		}
+	case json.Number:
+		n.kind, n.s = jNum, string(x)
+	case string:
+		n.kind, n.s = jStr, x
+	case []any:
+		n.kind, n.n = jArr, int32(len(x))
+		for _, item := range x {
+			t.add(idx, "", item)
+		}
+	case map[string]any:
+		n.kind, n.n = jObj, int32(len(x))
+		for k, item := range x {
+			if k == "$ref" {
+				t.hasRef = true
+			}
+			t.add(idx, k, item)
+		}
+	default:
+		n.kind, n.n = jForeign, int32(len(t.vals))
+		t.vals = append(t.vals, v)
+	}
+	t.nodes[idx].end = int32(len(t.nodes))
+}
+
+// first returns the index of the first member or item of a container at
+// idx (== end when it has none); next the index after the value at i.
+func (t *tree) first(idx int32) int32 { return idx + 1 }
+func (t *tree) next(i int32) int32    { return t.nodes[i].end }
+
+// member returns the visible member of the object at idx named key.
+func (t *tree) member(idx int32, key string) (int32, bool) {
+	for i := t.first(idx); i < t.nodes[idx].end; i = t.next(i) {
+		if !t.nodes[i].hidden && t.nodes[i].key == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// item returns the index of item k of the array at idx.
+func (t *tree) item(idx int32, k int) int32 {
+	i := t.first(idx)
+	for ; k > 0; k-- {
+		i = t.next(i)
+	}
+	return i
+}
+
+// jsonType is the JSON type of the value at i, false for a jForeign that
+// is no JSON value.
+func (t *tree) jsonType(i int32) (string, bool) {
+	switch n := &t.nodes[i]; n.kind {
+	case jNull:
+		return "null", true
+	case jFalse, jTrue:
+		return "boolean", true
+	case jNum:
+		return "number", true
+	case jStr:
+		return "string", true
+	case jArr:
+		return "array", true
+	case jObj:
+		return "object", true
+	default:
+		return jsonType(t.vals[n.n])
+	}
+}
+
+// typeOf names the type of the value at i for a message.
+func (t *tree) typeOf(i int32) string {
+	if n := &t.nodes[i]; n.kind == jForeign {
+		return typeOf(t.vals[n.n])
+	}
+	s, _ := t.jsonType(i)
+	return s
+}
+
+// value materializes the value at i as encoding/json decodes it (with
+// UseNumber): for const and enum.
+func (t *tree) value(i int32) any {
+	n := &t.nodes[i]
+	switch n.kind {
+	case jNull:
+		return nil
+	case jFalse:
+		return false
+	case jTrue:
+		return true
+	case jNum:
+		return json.Number(n.s)
+	case jStr:
+		return n.s
+	case jArr:
+		out := make([]any, 0, n.n)
+		for c := t.first(i); c < n.end; c = t.next(c) {
+			out = append(out, t.value(c))
+		}
+		return out
+	case jObj:
+		out := make(map[string]any, n.n)
+		for c := t.first(i); c < n.end; c = t.next(c) {
+			if !t.nodes[c].hidden {
+				out[t.nodes[c].key] = t.value(c)
+			}
+		}
+		return out
+	default:
+		return t.vals[n.n]
+	}
+}
+
+// pointer is the JSON pointer of the value at i.
+func (t *tree) pointer(i int32) string {
+	if i <= 0 {
+		return ""
+	}
+	parent := t.nodes[i].parent
+	tok := ""
+	if t.nodes[parent].kind == jArr {
+		k := 0
+		for c := t.first(parent); c != i; c = t.next(c) {
+			k++
+		}
+		tok = strconv.Itoa(k)
+	} else {
+		tok = escapeToken(t.nodes[i].key)
+	}
+	return t.pointer(parent) + "/" + tok
+}
