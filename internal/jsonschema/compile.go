@@ -118,55 +118,126 @@ const (
 	boolFalse
 )
 
-// node is one compiled schema object (or boolean schema).
+// node is one compiled schema object (or boolean schema). The keywords
+// most schemas use are fields of it; the others are in rare, allocated only
+// for a schema that uses one of them, so that the common node stays small.
 type node struct {
 	loc     string // JSON pointer of the schema in its document, when it has references
 	boolean uint8  // boolTrue or boolFalse for a boolean schema, 0 for an object
 
-	types    []string
-	hasConst bool
-	constV   any
-	constErr string
-	enum     []any
-	enumErr  string
+	hasConst      bool
+	hasAddProps   bool
+	addPropsFalse bool
+	unique        bool
+	types         typeList
 
+	constV any
+	enum   []any
+
+	required []string
+	props    []propSchema
+	addProps *node
+
+	minItems, maxItems   int
+	items                *node
+	minLength, maxLength int
+	pattern              *regexp.Regexp
+
+	ref   *node
+	allOf []*node
+	anyOf []*node
+	oneOf []*node
+
+	x *rare
+}
+
+// rare holds the keywords few schemas use.
+type rare struct {
 	minProps, maxProps int
-	required           []string
-	props              []propSchema
 	propNames          *node
 	patternProps       []patternSchema
-	hasAddProps        bool
-	addPropsFalse      bool
-	addProps           *node
 	depRequired        []dependent
 	depSchemas         []dependent
 
-	minItems, maxItems       int
-	unique                   bool
 	prefixItems              []*node
-	items                    *node
 	contains                 *node
 	minContains, maxContains int
-
-	minLength, maxLength int
-	pattern              *regexp.Regexp
 
 	minimum, exclusiveMinimum, maximum, exclusiveMaximum, multipleOf *big.Rat
 	// the bounds again, for comparisons without arithmetic
 	minimumD, exclusiveMinimumD, maximumD, exclusiveMaximumD decimal
 
-	ref     *node
-	refText string
-	not     *node
-	allOf   []*node
-	anyOf   []*node
-	oneOf   []*node
-	ifS     *node
-	thenS   *node
-	elseS   *node
+	not   *node
+	ifS   *node
+	thenS *node
+	elseS *node
 
 	unevalProps *node
 	unevalItems *node
+}
+
+// more returns n's rare keywords, allocated on first use.
+func (n *node) more() *rare {
+	if n.x == nil {
+		n.x = &rare{minProps: -1, maxProps: -1, minContains: 1, maxContains: -1}
+	}
+	return n.x
+}
+
+// typeList is the value of "type": up to seven type codes (indexes into
+// typeNames, from 1) of four bits each, in the order written.
+type typeList uint32
+
+var typeNames = [...]string{"", "array", "boolean", "integer", "null", "number", "object", "string"}
+
+// typeCode returns the code of a type name, 0 when it is none.
+func typeCode(s string) typeList {
+	for i := 1; i < len(typeNames); i++ {
+		if typeNames[i] == s {
+			return typeList(i)
+		}
+	}
+	return 0
+}
+
+// add appends the type named s, false when s names no type or is there
+// already.
+func (l *typeList) add(s string) bool {
+	c := typeCode(s)
+	if c == 0 {
+		return false
+	}
+	shift := 0
+	for ; *l>>shift != 0; shift += 4 {
+		if (*l>>shift)&15 == c {
+			return false
+		}
+	}
+	*l |= c << shift
+	return true
+}
+
+// matches reports whether v, of JSON type vType, is of one of the types.
+func (l typeList) matches(vType string, v any) bool {
+	for ; l != 0; l >>= 4 {
+		t := typeNames[l&15]
+		if t == vType || (t == "integer" && vType == "number" && isInteger(v)) {
+			return true
+		}
+	}
+	return false
+}
+
+// String lists the types as jsonschema/v5's message does: "a or b".
+func (l typeList) String() string {
+	var b strings.Builder
+	for ; l != 0; l >>= 4 {
+		if b.Len() > 0 {
+			b.WriteString(" or ")
+		}
+		b.WriteString(typeNames[l&15])
+	}
+	return b.String()
 }
 
 type pendingRef struct {
@@ -186,7 +257,24 @@ type compiler struct {
 	anchors map[string]*node
 	pending []pendingRef
 	order   []int32 // members being compiled, sorted by name: a stack
-	slab    []node  // nodes are allocated from it, a few at a time
+	// Nodes and the slices of nodes are carved from slabs, a few
+	// allocations for the whole schema.
+	slab     []node
+	nodeSlab []*node
+	strSlab  []string
+	propSlab []propSchema
+	orderBuf [64]int32
+}
+
+// slabOf returns a slice of length 0 and capacity n carved from *slab,
+// which it refills (with room for more) when it is short.
+func slabOf[T any](slab *[]T, n int) []T {
+	if len(*slab) < n {
+		*slab = make([]T, max(n, 32))
+	}
+	out := (*slab)[:0:n]
+	*slab = (*slab)[n:]
+	return out
 }
 
 // Compile compiles a draft 2020-12 schema given as JSON text. Numbers are
@@ -240,6 +328,7 @@ func CompileValue(doc any) (*Schema, error) {
 
 func compileTree(t *tree) (*Schema, error) {
 	c := &compiler{t: t, refs: t.hasRef}
+	c.order = c.orderBuf[:0]
 	if c.refs {
 		c.nodes = map[string]*node{}
 	}
@@ -362,7 +451,7 @@ func (c *compiler) newNode() *node {
 	}
 	n := &c.slab[0]
 	c.slab = c.slab[1:]
-	*n = node{minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minContains: 1, maxContains: -1, minLength: -1, maxLength: -1}
+	n.minItems, n.maxItems, n.minLength, n.maxLength = -1, -1, -1, -1
 	return n
 }
 
@@ -446,7 +535,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 		if t.nodes[v].kind != jArr || t.nodes[v].n == 0 {
 			return nil, fail(kw, "must be a non-empty array of schemas")
 		}
-		out := make([]*node, 0, t.nodes[v].n)
+		out := slabOf(&c.nodeSlab, int(t.nodes[v].n))
 		for i := t.first(v); i < t.nodes[v].end; i = t.next(i) {
 			var s *node
 			var err error
@@ -498,7 +587,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 		if t.nodes[v].kind != jArr {
 			return nil, fail(kw, "must be an array of unique strings")
 		}
-		out := make([]string, 0, t.nodes[v].n)
+		out := slabOf(&c.strSlab, int(t.nodes[v].n))
 		for i := t.first(v); i < t.nodes[v].end; i = t.next(i) {
 			if t.nodes[i].kind != jStr || slices.Contains(out, t.nodes[i].s) {
 				return nil, fail(kw, "must be an array of unique strings")
@@ -566,7 +655,6 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 			if !strings.HasPrefix(vn.s, "#") {
 				return fail(kw, "only references within the same document (starting with '#') are supported, not %q", vn.s)
 			}
-			n.refText = vn.s
 			c.pending = append(c.pending, pendingRef{from: n, ref: vn.s})
 		case "$defs":
 			if err := isObject(kw, v); err != nil {
@@ -585,37 +673,27 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 				if !isTypeName(vn.s) {
 					return fail(kw, "unknown type %q", vn.s)
 				}
-				n.types = []string{vn.s}
+				n.types.add(vn.s)
 			case jArr:
-				n.types = make([]string, 0, vn.n)
 				for i := t.first(v); i < vn.end; i = t.next(i) {
-					x := &t.nodes[i]
-					if x.kind != jStr || !isTypeName(x.s) || slices.Contains(n.types, x.s) {
+					if x := &t.nodes[i]; x.kind != jStr || !n.types.add(x.s) {
 						return fail(kw, "must be a type name or an array of unique type names")
 					}
-					n.types = append(n.types, x.s)
 				}
 			default:
 				return fail(kw, "must be a type name or an array of unique type names")
 			}
 		case "const":
 			n.hasConst, n.constV = true, t.value(v)
-			switch typ, _ := t.jsonType(v); typ {
-			case "object", "array":
-				n.constErr = "const failed"
-			default:
-				n.constErr = fmt.Sprintf("value must be %#v", n.constV)
-			}
 		case "enum":
 			if vn.kind != jArr {
 				return fail(kw, "must be an array")
 			}
 			n.enum = t.value(v).([]any)
-			n.enumErr = enumMessage(n.enum)
 		case "minProperties":
-			n.minProps, err = nonNeg(kw, v)
+			n.more().minProps, err = nonNeg(kw, v)
 		case "maxProperties":
-			n.maxProps, err = nonNeg(kw, v)
+			n.more().maxProps, err = nonNeg(kw, v)
 		case "minItems":
 			n.minItems, err = nonNeg(kw, v)
 		case "maxItems":
@@ -625,9 +703,9 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 		case "maxLength":
 			n.maxLength, err = nonNeg(kw, v)
 		case "minContains":
-			n.minContains, err = nonNeg(kw, v)
+			n.more().minContains, err = nonNeg(kw, v)
 		case "maxContains":
-			n.maxContains, err = nonNeg(kw, v)
+			n.more().maxContains, err = nonNeg(kw, v)
 		case "required":
 			n.required, err = stringList(kw, v)
 		case "uniqueItems":
@@ -643,16 +721,16 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 				return fail(kw, "%q is not a valid regular expression (Go RE2 syntax): %v", vn.s, err)
 			}
 		case "minimum":
-			n.minimum, err = number(kw, v, &n.minimumD)
+			n.more().minimum, err = number(kw, v, &n.more().minimumD)
 		case "maximum":
-			n.maximum, err = number(kw, v, &n.maximumD)
+			n.more().maximum, err = number(kw, v, &n.more().maximumD)
 		case "exclusiveMinimum":
-			n.exclusiveMinimum, err = number(kw, v, &n.exclusiveMinimumD)
+			n.more().exclusiveMinimum, err = number(kw, v, &n.more().exclusiveMinimumD)
 		case "exclusiveMaximum":
-			n.exclusiveMaximum, err = number(kw, v, &n.exclusiveMaximumD)
+			n.more().exclusiveMaximum, err = number(kw, v, &n.more().exclusiveMaximumD)
 		case "multipleOf":
-			n.multipleOf, err = number(kw, v, nil)
-			if err == nil && n.multipleOf.Sign() <= 0 {
+			n.more().multipleOf, err = number(kw, v, nil)
+			if err == nil && n.more().multipleOf.Sign() <= 0 {
 				return fail(kw, "must be greater than 0")
 			}
 		case "properties":
@@ -660,7 +738,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 				return err
 			}
 			props, base := c.sortedMembers(v)
-			n.props = make([]propSchema, 0, len(props))
+			n.props = slabOf(&c.propSlab, len(props))
 			for _, p := range props {
 				name := t.nodes[p].key
 				s, err := sub(kw, p, name)
@@ -685,7 +763,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 				if err != nil {
 					return err
 				}
-				n.patternProps = append(n.patternProps, patternSchema{re, s})
+				n.more().patternProps = append(n.more().patternProps, patternSchema{re, s})
 			}
 			c.order = c.order[:base]
 		case "additionalProperties":
@@ -696,7 +774,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 			}
 			n.addProps, err = sub(kw, v)
 		case "propertyNames":
-			n.propNames, err = sub(kw, v)
+			n.more().propNames, err = sub(kw, v)
 		case "dependentRequired":
 			if err := isObject(kw, v); err != nil {
 				return err
@@ -707,7 +785,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 				if err != nil {
 					return err
 				}
-				n.depRequired = append(n.depRequired, dependent{name: t.nodes[d].key, required: req})
+				n.more().depRequired = append(n.more().depRequired, dependent{name: t.nodes[d].key, required: req})
 			}
 			c.order = c.order[:base]
 		case "dependentSchemas":
@@ -721,7 +799,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 				if err != nil {
 					return err
 				}
-				n.depSchemas = append(n.depSchemas, dependent{name: name, node: s})
+				n.more().depSchemas = append(n.more().depSchemas, dependent{name: name, node: s})
 			}
 			c.order = c.order[:base]
 		case "items":
@@ -730,9 +808,9 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 			}
 			n.items, err = sub(kw, v)
 		case "prefixItems":
-			n.prefixItems, err = subList(kw, v)
+			n.more().prefixItems, err = subList(kw, v)
 		case "contains":
-			n.contains, err = sub(kw, v)
+			n.more().contains, err = sub(kw, v)
 		case "allOf":
 			n.allOf, err = subList(kw, v)
 		case "anyOf":
@@ -740,17 +818,17 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 		case "oneOf":
 			n.oneOf, err = subList(kw, v)
 		case "not":
-			n.not, err = sub(kw, v)
+			n.more().not, err = sub(kw, v)
 		case "if":
-			n.ifS, err = sub(kw, v)
+			n.more().ifS, err = sub(kw, v)
 		case "then":
-			n.thenS, err = sub(kw, v)
+			n.more().thenS, err = sub(kw, v)
 		case "else":
-			n.elseS, err = sub(kw, v)
+			n.more().elseS, err = sub(kw, v)
 		case "unevaluatedProperties":
-			n.unevalProps, err = sub(kw, v)
+			n.more().unevalProps, err = sub(kw, v)
 		case "unevaluatedItems":
-			n.unevalItems, err = sub(kw, v)
+			n.more().unevalItems, err = sub(kw, v)
 		default:
 			// Not a JSON Schema keyword: ignored, as 2020-12 says of
 			// unknown keywords.
@@ -759,8 +837,8 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 			return err
 		}
 	}
-	if n.ifS == nil {
-		n.thenS, n.elseS = nil, nil
+	if x := n.x; x != nil && x.ifS == nil {
+		x.thenS, x.elseS = nil, nil
 	}
 	return nil
 }
@@ -799,6 +877,15 @@ func enumMessage(items []any) string {
 	return "value must be one of " + strings.Join(parts, ", ")
 }
 
+// constMessage is jsonschema/v5's message for a failed const.
+func constMessage(v any) string {
+	switch t, _ := jsonType(v); t {
+	case "object", "array":
+		return "const failed"
+	}
+	return fmt.Sprintf("value must be %#v", v)
+}
+
 // checkLoops rejects schemas whose in-place applicators ($ref, allOf, anyOf,
 // oneOf, not, if/then/else, dependentSchemas) lead back to a schema without
 // moving into the instance: validating with them would never end.
@@ -819,12 +906,16 @@ func checkLoops(root *node) error {
 		out = append(out, n.allOf...)
 		out = append(out, n.anyOf...)
 		out = append(out, n.oneOf...)
-		for _, x := range []*node{n.not, n.ifS, n.thenS, n.elseS} {
+		r := n.x
+		if r == nil {
+			return out
+		}
+		for _, x := range []*node{r.not, r.ifS, r.thenS, r.elseS} {
 			if x != nil {
 				out = append(out, x)
 			}
 		}
-		for _, d := range n.depSchemas {
+		for _, d := range r.depSchemas {
 			out = append(out, d.node)
 		}
 		return out
@@ -834,11 +925,20 @@ func checkLoops(root *node) error {
 		for _, p := range n.props {
 			out = append(out, p.node)
 		}
-		for _, p := range n.patternProps {
+		for _, x := range []*node{n.addProps, n.items} {
+			if x != nil {
+				out = append(out, x)
+			}
+		}
+		r := n.x
+		if r == nil {
+			return out
+		}
+		for _, p := range r.patternProps {
 			out = append(out, p.node)
 		}
-		out = append(out, n.prefixItems...)
-		for _, x := range []*node{n.propNames, n.addProps, n.items, n.contains, n.unevalProps, n.unevalItems} {
+		out = append(out, r.prefixItems...)
+		for _, x := range []*node{r.propNames, r.contains, r.unevalProps, r.unevalItems} {
 			if x != nil {
 				out = append(out, x)
 			}

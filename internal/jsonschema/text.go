@@ -68,13 +68,15 @@ type parser struct {
 	open    bool    // drop "additionalProperties": false and "unevaluatedProperties": false
 	scratch []int32 // member indexes of the objects being closed
 	depth   int
+	buf     [32]int32 // backs scratch while it is short
 }
 
 // parseText reads data, which must be exactly one JSON value (with
 // whitespace around it), into a tree; false when it is not JSON.
 func parseText(data []byte, open bool) (*tree, bool) {
-	t := &tree{nodes: make([]jnode, 0, len(data)/12+4)}
+	t := &tree{nodes: make([]jnode, 0, len(data)/8+4)}
 	p := parser{text: string(data), t: t, open: open}
+	p.scratch = p.buf[:0]
 	p.skipSpace()
 	if !p.value(-1, "") {
 		return nil, false

@@ -335,7 +335,7 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 		}
 		return true
 	}
-	if ev == nil && (n.unevalProps != nil || n.unevalItems != nil) {
+	if ev == nil && (n.r().unevalProps != nil || n.r().unevalItems != nil) {
 		ev = &evaluated{}
 	}
 	vType, ok := jsonType(v)
@@ -343,21 +343,12 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 		st.failf("", func() string { return fmt.Sprintf("invalid JSON value of Go type %T", v) })
 		return false
 	}
-	if len(n.types) > 0 {
-		matched := false
-		for _, t := range n.types {
-			if t == vType || (t == "integer" && vType == "number" && isInteger(v)) {
-				matched = true
-				break
-			}
-		}
-		if !matched {
-			st.failf("type", func() string { return fmt.Sprintf("expected %s, but got %s", strings.Join(n.types, " or "), vType) })
-			return false
-		}
+	if n.types != 0 && !n.types.matches(vType, v) {
+		st.failf("type", func() string { return fmt.Sprintf("expected %s, but got %s", n.types, vType) })
+		return false
 	}
 	if n.hasConst && !equals(v, n.constV) {
-		st.fail("const", n.constErr)
+		st.failf("const", func() string { return constMessage(n.constV) })
 	}
 	if len(n.enum) > 0 {
 		matched := false
@@ -368,7 +359,7 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 			}
 		}
 		if !matched {
-			st.fail("enum", n.enumErr)
+			st.failf("enum", func() string { return enumMessage(n.enum) })
 		}
 	}
 
@@ -403,11 +394,11 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 	if st.quiet > 0 && !st.passed(start) {
 		return false // only the verdict is wanted, and it is known
 	}
-	if n.not != nil {
+	if n.r().not != nil {
 		m := st.mark()
 		st.pushKw("not")
 		st.quiet++
-		ok := st.inPlace(n.not, v, ev)
+		ok := st.inPlace(n.r().not, v, ev)
 		st.quiet--
 		st.popKw(1)
 		st.reset(m)
@@ -467,28 +458,28 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 			st.loudBranches("oneOf", n.oneOf, v)
 		}
 	}
-	if n.ifS != nil {
+	if n.r().ifS != nil {
 		m := st.mark()
 		st.pushKw("if")
 		st.quiet++
-		ok := st.inPlace(n.ifS, v, ev)
+		ok := st.inPlace(n.r().ifS, v, ev)
 		st.quiet--
 		st.popKw(1)
 		st.reset(m)
-		if ok && n.thenS != nil {
+		if ok && n.r().thenS != nil {
 			st.pushKw("then")
-			st.inPlace(n.thenS, v, ev)
+			st.inPlace(n.r().thenS, v, ev)
 			st.popKw(1)
-		} else if !ok && n.elseS != nil {
+		} else if !ok && n.r().elseS != nil {
 			st.pushKw("else")
-			st.inPlace(n.elseS, v, ev)
+			st.inPlace(n.r().elseS, v, ev)
 			st.popKw(1)
 		}
 	}
 
 	switch t := v.(type) {
 	case map[string]any:
-		if n.unevalProps != nil {
+		if n.r().unevalProps != nil {
 			var names []string
 			for name := range t {
 				if !ev.hasProp(name) {
@@ -498,17 +489,17 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 			sort.Strings(names)
 			st.pushKw("unevaluatedProperties")
 			for _, name := range names {
-				st.child(n.unevalProps, t[name], nameTok(name))
+				st.child(n.r().unevalProps, t[name], nameTok(name))
 			}
 			st.popKw(1)
 			ev.all = true
 		}
 	case []any:
-		if n.unevalItems != nil {
+		if n.r().unevalItems != nil {
 			st.pushKw("unevaluatedItems")
 			for i := range t {
 				if !ev.hasItem(i) {
-					st.child(n.unevalItems, t[i], idxTok(i))
+					st.child(n.r().unevalItems, t[i], idxTok(i))
 				}
 			}
 			st.popKw(1)
@@ -519,14 +510,14 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 }
 
 func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
-	if n.minProps != -1 && len(v) < n.minProps {
+	if n.r().minProps != -1 && len(v) < n.r().minProps {
 		st.failf("minProperties", func() string {
-			return fmt.Sprintf("minimum %d properties allowed, but found %d properties", n.minProps, len(v))
+			return fmt.Sprintf("minimum %d properties allowed, but found %d properties", n.r().minProps, len(v))
 		})
 	}
-	if n.maxProps != -1 && len(v) > n.maxProps {
+	if n.r().maxProps != -1 && len(v) > n.r().maxProps {
 		st.failf("maxProperties", func() string {
-			return fmt.Sprintf("maximum %d properties allowed, but found %d properties", n.maxProps, len(v))
+			return fmt.Sprintf("maximum %d properties allowed, but found %d properties", n.r().maxProps, len(v))
 		})
 	}
 	for _, name := range n.required {
@@ -558,14 +549,14 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 	// Members are visited in map order: Validate's final stable sort by
 	// instance location makes the output deterministic, as every member
 	// has a location of its own.
-	if n.propNames != nil {
+	if n.r().propNames != nil {
 		st.pushKw("propertyNames")
 		for name := range v {
-			st.child(n.propNames, name, nameTok(name))
+			st.child(n.r().propNames, name, nameTok(name))
 		}
 		st.popKw(1)
 	}
-	for _, pp := range n.patternProps {
+	for _, pp := range n.r().patternProps {
 		for name := range v {
 			if !pp.re.MatchString(name) {
 				continue
@@ -613,7 +604,7 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 			ev.all = true
 		}
 	}
-	for _, d := range n.depRequired {
+	for _, d := range n.r().depRequired {
 		if _, ok := v[d.name]; !ok {
 			continue
 		}
@@ -625,7 +616,7 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 			}
 		}
 	}
-	for _, d := range n.depSchemas {
+	for _, d := range n.r().depSchemas {
 		if _, ok := v[d.name]; !ok {
 			continue
 		}
@@ -648,12 +639,12 @@ func (st *state) validateArray(n *node, v []any, ev *evaluated) {
 		}
 	}
 	for i, item := range v {
-		if i < len(n.prefixItems) {
+		if i < len(n.r().prefixItems) {
 			if ev != nil {
 				ev.item(i)
 			}
 			st.pushKw2("prefixItems", idxTok(i))
-			st.child(n.prefixItems[i], item, idxTok(i))
+			st.child(n.r().prefixItems[i], item, idxTok(i))
 			st.popKw(2)
 		} else if n.items != nil {
 			st.pushKw("items")
@@ -666,13 +657,13 @@ func (st *state) validateArray(n *node, v []any, ev *evaluated) {
 	if n.items != nil && ev != nil {
 		ev.all = true
 	}
-	if n.contains != nil {
+	if n.r().contains != nil {
 		matched := 0
 		st.pushKw("contains")
 		st.quiet++
 		for i, item := range v {
 			m := st.mark()
-			if st.child(n.contains, item, idxTok(i)) {
+			if st.child(n.r().contains, item, idxTok(i)) {
 				matched++
 				if ev != nil {
 					ev.item(i)
@@ -682,26 +673,26 @@ func (st *state) validateArray(n *node, v []any, ev *evaluated) {
 		}
 		st.quiet--
 		st.popKw(1)
-		if n.minContains != -1 && matched < n.minContains {
+		if n.r().minContains != -1 && matched < n.r().minContains {
 			if matched == len(v) || st.quiet > 0 {
-				st.failf("minContains", func() string { return fmt.Sprintf("valid must be >= %d, but got %d", n.minContains, matched) })
+				st.failf("minContains", func() string { return fmt.Sprintf("valid must be >= %d, but got %d", n.r().minContains, matched) })
 			} else {
 				// the violations of the items that failed
 				st.pushKw("contains")
 				for i, item := range v {
-					st.child(n.contains, item, idxTok(i))
+					st.child(n.r().contains, item, idxTok(i))
 				}
 				st.popKw(1)
 			}
 		}
-		if n.maxContains != -1 && matched > n.maxContains {
-			st.failf("maxContains", func() string { return fmt.Sprintf("valid must be <= %d, but got %d", n.maxContains, matched) })
+		if n.r().maxContains != -1 && matched > n.r().maxContains {
+			st.failf("maxContains", func() string { return fmt.Sprintf("valid must be <= %d, but got %d", n.r().maxContains, matched) })
 		}
 	}
 }
 
 func (st *state) validateNumber(n *node, v any) {
-	if n.minimum == nil && n.exclusiveMinimum == nil && n.maximum == nil && n.exclusiveMaximum == nil && n.multipleOf == nil {
+	if n.r().minimum == nil && n.r().exclusiveMinimum == nil && n.r().maximum == nil && n.r().exclusiveMaximum == nil && n.r().multipleOf == nil {
 		return
 	}
 	d, ok := decimalOf(v)
@@ -709,25 +700,25 @@ func (st *state) validateNumber(n *node, v any) {
 		st.failf("", func() string { return fmt.Sprintf("%v is not a number that can be compared exactly", v) })
 		return
 	}
-	if n.minimum != nil && d.cmp(n.minimumD) < 0 {
-		st.failf("minimum", func() string { return fmt.Sprintf("must be >= %v but found %v", f64(n.minimum), v) })
+	if n.r().minimum != nil && d.cmp(n.r().minimumD) < 0 {
+		st.failf("minimum", func() string { return fmt.Sprintf("must be >= %v but found %v", f64(n.r().minimum), v) })
 	}
-	if n.exclusiveMinimum != nil && d.cmp(n.exclusiveMinimumD) <= 0 {
-		st.failf("exclusiveMinimum", func() string { return fmt.Sprintf("must be > %v but found %v", f64(n.exclusiveMinimum), v) })
+	if n.r().exclusiveMinimum != nil && d.cmp(n.r().exclusiveMinimumD) <= 0 {
+		st.failf("exclusiveMinimum", func() string { return fmt.Sprintf("must be > %v but found %v", f64(n.r().exclusiveMinimum), v) })
 	}
-	if n.maximum != nil && d.cmp(n.maximumD) > 0 {
-		st.failf("maximum", func() string { return fmt.Sprintf("must be <= %v but found %v", f64(n.maximum), v) })
+	if n.r().maximum != nil && d.cmp(n.r().maximumD) > 0 {
+		st.failf("maximum", func() string { return fmt.Sprintf("must be <= %v but found %v", f64(n.r().maximum), v) })
 	}
-	if n.exclusiveMaximum != nil && d.cmp(n.exclusiveMaximumD) >= 0 {
-		st.failf("exclusiveMaximum", func() string { return fmt.Sprintf("must be < %v but found %v", f64(n.exclusiveMaximum), v) })
+	if n.r().exclusiveMaximum != nil && d.cmp(n.r().exclusiveMaximumD) >= 0 {
+		st.failf("exclusiveMaximum", func() string { return fmt.Sprintf("must be < %v but found %v", f64(n.r().exclusiveMaximum), v) })
 	}
-	if n.multipleOf != nil {
+	if n.r().multipleOf != nil {
 		// math/big, bounded by its own limit on exponents (1e6).
 		num, ok := rat(v)
 		if !ok {
 			st.failf("multipleOf", func() string { return fmt.Sprintf("%v is beyond what can be divided exactly", v) })
-		} else if q := new(big.Rat).Quo(num, n.multipleOf); !q.IsInt() {
-			st.failf("multipleOf", func() string { return fmt.Sprintf("%v not multipleOf %v", v, f64(n.multipleOf)) })
+		} else if q := new(big.Rat).Quo(num, n.r().multipleOf); !q.IsInt() {
+			st.failf("multipleOf", func() string { return fmt.Sprintf("%v not multipleOf %v", v, f64(n.r().multipleOf)) })
 		}
 	}
 }
@@ -822,10 +813,21 @@ func (n *node) local(name string) bool {
 	if i < len(n.props) && n.props[i].name == name {
 		return true
 	}
-	for _, pp := range n.patternProps {
+	for _, pp := range n.r().patternProps {
 		if pp.re.MatchString(name) {
 			return true
 		}
 	}
 	return false
+}
+
+// noRare is the rare keywords of a node that uses none of them.
+var noRare = rare{minProps: -1, maxProps: -1, minContains: 1, maxContains: -1}
+
+// r returns n's rare keywords, for reading.
+func (n *node) r() *rare {
+	if n.x != nil {
+		return n.x
+	}
+	return &noRare
 }
