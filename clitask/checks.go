@@ -186,32 +186,25 @@ func scan(ctx context.Context, src Source, t *Trace, p *Pattern, ev *PatternEvid
 	if rs, ok := src.(runeSource); ok {
 		runes = rs.commandRunes(t)
 	}
+	// The matching runs here, not on a goroutine of its own that this one
+	// would wait on beside ctx and the budget: that cost more than the
+	// matching of a usual trace. A budget or ctx that ends stops it at the
+	// next command, and regexp2 stops a match under way within MatchTimeout.
 	budget := limitsOf(src).budget
-	type outcome struct {
-		n   int
-		ev  PatternEvidence
-		err error
-	}
-	done := make(chan outcome, 1)
 	var stop atomic.Bool
-	go func() {
-		o := outcome{ev: *ev}
-		o.n, o.err = scanCommands(ctx, t, p, runes, &o.ev, stopAtFirst, &stop)
-		done <- o
-	}()
-	timer := time.NewTimer(budget)
+	timer := time.AfterFunc(budget, func() { stop.Store(true) })
 	defer timer.Stop()
-	select {
-	case o := <-done:
-		*ev = o.ev
-		return o.n, o.err
-	case <-ctx.Done():
-		stop.Store(true)
-		return 0, fmt.Errorf("matching %s stopped: %w", quote(p.text), ctx.Err())
-	case <-timer.C:
-		stop.Store(true)
+	out := *ev
+	n, err := scanCommands(ctx, t, p, runes, &out, stopAtFirst, &stop)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrPatternBudget):
 		return 0, fmt.Errorf("matching %s against %s took longer than %s: %w", quote(p.text), commandsWord(len(t.Commands)), budget, ErrPatternBudget)
+	case ctx.Err() != nil:
+		return 0, fmt.Errorf("matching %s stopped: %w", quote(p.text), ctx.Err())
 	}
+	*ev = out
+	return n, err
 }
 
 // scanCommands is the loop of scan; it gives up when stop is set.
@@ -221,7 +214,9 @@ func scanCommands(ctx context.Context, t *Trace, p *Pattern, runes [][]rune, ev 
 		if stop != nil && stop.Load() {
 			return n, ErrPatternBudget
 		}
-		if i&1023 == 1023 && ctx.Err() != nil {
+		// Regular expressions are looked at between every two commands
+		// (a match may take MatchTimeout), substrings every 1,024.
+		if (stop != nil || i&1023 == 1023) && ctx.Err() != nil {
 			return n, ctx.Err()
 		}
 		var ok bool

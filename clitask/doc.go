@@ -66,8 +66,8 @@
 // everything). One match may take MatchTimeout, and one check's matching
 // over all the commands of a trace DefaultPatternBudget (5 s, see
 // PatternBudget) in total; past either, or when ctx ends, the check is
-// status error saying so, as it could not decide (it returns at once; the
-// match under way stops within MatchTimeout). regexp2 matches code
+// status error saying so, as it could not decide (the matching stops at the
+// next command, so within MatchTimeout). regexp2 matches code
 // points where JavaScript matches UTF-16 code units, which differs only for
 // characters outside the BMP under "." or ranges. redact_patterns must
 // compile: a redaction silently turned literal would leak the secret.

@@ -54,3 +54,66 @@ func TestEachStopsWhenCtxEnds(t *testing.T) {
 		t.Errorf("n=0 started %d", n)
 	}
 }
+
+// Work that is over before Patience runs on the caller alone; work that
+// lasts gets its helpers, up to the limit.
+func TestEachFansOutOnlyWhenWorkLasts(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		n        int
+		sleep    time.Duration
+		wantPeak int32
+	}{
+		{"quick", 50, 0, 1},
+		{"lasting", 40, Patience, 4},
+	} {
+		// A busy machine may stall the quick batch past Patience: it
+		// has three tries to show it runs alone.
+		var peak atomic.Int32
+		for try := 0; try < 3; try++ {
+			var running atomic.Int32
+			peak.Store(0)
+			Each(context.Background(), tc.n, 4, func(int) {
+				n := running.Add(1)
+				for {
+					p := peak.Load()
+					if n <= p || peak.CompareAndSwap(p, n) {
+						break
+					}
+				}
+				time.Sleep(tc.sleep)
+				running.Add(-1)
+			})
+			if peak.Load() == tc.wantPeak {
+				break
+			}
+		}
+		if peak.Load() != tc.wantPeak {
+			t.Errorf("%s: %d ran at once, want %d", tc.name, peak.Load(), tc.wantPeak)
+		}
+	}
+}
+
+// A call that waits for a later call to start does not deadlock: the
+// helpers that join after Patience start it.
+func TestEachCallsMayWaitForEachOther(t *testing.T) {
+	second := make(chan struct{})
+	done := make(chan int)
+	go func() {
+		done <- Each(context.Background(), 2, 2, func(i int) {
+			if i == 0 {
+				<-second
+			} else {
+				close(second)
+			}
+		})
+	}()
+	select {
+	case n := <-done:
+		if n != 2 {
+			t.Errorf("started %d, want 2", n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Each deadlocked: no helper started the second call")
+	}
+}
