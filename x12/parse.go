@@ -624,7 +624,6 @@ type parser struct {
 	isaEnd, gsEnd     int
 	groups            int // functional groups in the open interchange
 	sets              int // transaction sets in the open group
-	count             int // segments of the open transaction set, ST included
 	version           string
 	control           string // ST02 of the open transaction set
 	guide             uint8  // the guide of the open transaction set
@@ -632,7 +631,6 @@ type parser struct {
 	lastCode, lastVersion, lastGS08 string
 	lastGuide                       uint8
 	lastStart                       int // the last segment read
-	lastEnd                         int
 
 	// masks marks the terminators of up to maskBlocks 64-byte blocks of
 	// the input (run), with a zero mask after the last.
@@ -655,25 +653,20 @@ func (p *parser) run(pos int) {
 	// p.masks[:mLen/64] mark the terminators in the mLen bytes from
 	// mStart (terminatorMasks); 0 bytes until the first search.
 	mStart, mLen := 0, 0
-	lastStart, lastEnd := 0, 0 // the last segment read
-	// Copies of parser state the loop reads for every segment, written
-	// back (count) and read again (all) around the calls that use them.
-	count, inST, guide := p.count, p.inST, p.guide
+	lastStart := 0 // the last segment read
+	// Copies of parser state the loop reads for every segment, read again
+	// after the calls that change them. (A transaction set's segment count
+	// is not kept: it is the SE's index less the ST's, plus one.)
+	inST, guide := p.inST, p.guide
 	var segs []segment // the index, when it is built in this pass
 	if ix != nil {
 		segs = ix.segs
 	}
+	// Line breaks (and stray blanks) after a terminator are layout; no
+	// segment starts with white space. (White space that is the terminator
+	// would end an empty segment, which is skipped too.) The parse starts
+	// at an ISA and skips them after each segment.
 	for pos < len(s) {
-		// Line breaks (and stray blanks) after a terminator are layout; no
-		// segment starts with white space. (White space that is the
-		// terminator would end an empty segment, which is skipped too.)
-		if c := s[pos]; c <= ' ' && isSpace(c) {
-			pos++
-			for pos < len(s) && s[pos] <= ' ' && isSpace(s[pos]) {
-				pos++
-			}
-			continue
-		}
 		var end int
 		if s[pos] == 'I' && strings.HasPrefix(s[pos:], "ISA") {
 			d, isaEnd, same, err := readISA(s, pos)
@@ -681,20 +674,19 @@ func (p *parser) run(pos int) {
 				p.d = d
 				term, sep = d.Segment, d.Element
 				mLen = 0 // the terminator may have changed
-				lastStart, lastEnd = pos, isaEnd
+				lastStart = pos
 				x.delims = append(x.delims, d)
 				x.marks = append(x.marks, isaMark{start: int32(pos), term: int32(isaEnd)})
 				if ix != nil {
 					segs = append(segs, segment{start: int32(pos), loop: -1})
 				}
-				p.count = count
 				p.segment(n, pos, isaEnd)
-				count, inST, guide = p.count, p.inST, p.guide
+				inST, guide = p.inST, p.guide
 				if same {
 					p.findAt(pos, n, "ISA", "ISA11, the repetition separator "+strconv.QuoteRune(rune(d.Repetition))+", is also ISA16, the component separator: an element splits at it into pieces that both [REP] and -C select")
 				}
 				n++
-				pos = isaEnd + 1
+				pos = skipSpace(s, isaEnd+1)
 				continue
 			}
 			p.findAt(pos, n, "ISA", "an ISA that cannot be read: "+err.(*SyntaxError).Msg+"; the previous delimiters are kept")
@@ -750,8 +742,7 @@ func (p *parser) run(pos int) {
 				id = packIDSlow(t, sep)
 			}
 			if c := classOf(id); c&clsEnvelope == 0 {
-				count++
-				lastStart, lastEnd = pos, end
+				lastStart = pos
 				if ix != nil {
 					if c == 0 || guide == guideNone {
 						// The innermost open loop's (ix.cur is -1 outside
@@ -777,7 +768,7 @@ func (p *parser) run(pos int) {
 					p.checkHL(n, pos, end)
 				}
 				n++
-				pos = end + 1
+				pos = skipSpace(s, end+1)
 				continue
 			}
 		}
@@ -785,22 +776,35 @@ func (p *parser) run(pos int) {
 			if ix != nil {
 				segs = append(segs, segment{start: int32(pos), loop: -1})
 			}
-			lastStart, lastEnd = pos, end
-			p.count = count
+			lastStart = pos
 			p.segment(n, pos, end)
-			count, inST, guide = p.count, p.inST, p.guide
+			inST, guide = p.inST, p.guide
 			n++
 		}
-		pos = end + 1
+		pos = skipSpace(s, end+1)
 	}
-	p.lastStart, p.lastEnd = lastStart, lastEnd
-	p.count = count
+	p.lastStart = lastStart
 	if ix != nil {
 		ix.segs = segs
 	}
 	x.nsegs = int(n)
 	p.finish()
 }
+
+// skipSpace returns the first index at or after pos of s that is not
+// white space (isSpace), or len(s).
+func skipSpace(s string, pos int) int {
+	for pos < len(s) {
+		if c := s[pos]; c > ' ' || spaceBits>>c&1 == 0 {
+			break
+		}
+		pos++
+	}
+	return pos
+}
+
+// spaceBits has bit c set for each white space byte c (isSpace).
+const spaceBits = 1<<'\r' | 1<<'\n' | 1<<' ' | 1<<'\t'
 
 // elemBounds fills b with the bounds, as offsets in the input, of elements
 // 1 to len(b)/2 of the segment s[start:end]; an element the segment lacks
@@ -863,9 +867,6 @@ func (p *parser) elem(start, end, k int) string {
 func (p *parser) segment(i int32, start, end int) {
 	t := p.s[start:end]
 	id := packID(t, p.d.Element)
-	if p.inST {
-		p.count++
-	}
 	switch id {
 	case idInvalid:
 		p.find(i, start, end, strconv.Quote(preview(segmentID(t, p.d.Element)))+" is not a segment identifier (2 or 3 capital letters and digits, a letter first)")
@@ -888,7 +889,7 @@ func (p *parser) segment(i int32, start, end int) {
 		if p.inST {
 			p.closeST(i, start, end, false)
 		}
-		p.inST, p.st, p.count = true, i, 1
+		p.inST, p.st = true, i
 		p.sets++
 		var b [6]int // ST01..ST03
 		p.elemBounds(start, end, b[:])
@@ -973,8 +974,9 @@ func (p *parser) closeST(i int32, start, end int, found bool) {
 	}
 	var b [4]int // SE01, SE02
 	p.elemBounds(start, end, b[:])
-	if se01 := p.s[b[0]:b[1]]; !countIs(se01, p.count) {
-		p.find(i, start, end, "SE01 counts "+strconv.Quote(se01)+" segments, but transaction set "+strconv.Quote(p.control)+" has "+strconv.Itoa(p.count)+" from ST to SE")
+	count := int(i-p.st) + 1 // every segment from ST to SE
+	if se01 := p.s[b[0]:b[1]]; !countIs(se01, count) {
+		p.find(i, start, end, "SE01 counts "+strconv.Quote(se01)+" segments, but transaction set "+strconv.Quote(p.control)+" has "+strconv.Itoa(count)+" from ST to SE")
 	}
 	if se02 := p.s[b[2]:b[3]]; se02 != p.control {
 		p.find(i, start, end, "SE02 "+strconv.Quote(se02)+" does not match ST02 "+strconv.Quote(p.control))
@@ -1014,7 +1016,8 @@ func (p *parser) closeISA(i int32, start, end int, found bool) {
 // finish reports the trailers the input ends without.
 func (p *parser) finish() {
 	last := int32(p.x.nsegs - 1)
-	lastID := segmentID(p.s[p.lastStart:p.lastEnd], p.d.Element)
+	t, _ := p.x.segmentAt(int32(p.lastStart))
+	lastID := segmentID(t, p.d.Element)
 	if p.inST {
 		p.inST = false
 		p.findAt(len(p.s), last, lastID, "the input ends before the SE of transaction set "+strconv.Quote(p.control)+" (ST at segment "+strconv.Itoa(int(p.st)+1)+")")
