@@ -270,7 +270,7 @@ type compiler struct {
 // which it refills (with room for more) when it is short.
 func slabOf[T any](slab *[]T, n int) []T {
 	if len(*slab) < n {
-		*slab = make([]T, max(n, 32))
+		*slab = make([]T, max(n, 16))
 	}
 	out := (*slab)[:0:n]
 	*slab = (*slab)[n:]
@@ -329,6 +329,7 @@ func CompileValue(doc any) (*Schema, error) {
 func compileTree(t *tree) (*Schema, error) {
 	c := &compiler{t: t, refs: t.hasRef}
 	c.order = c.orderBuf[:0]
+	c.slab = make([]node, t.schemas)
 	if c.refs {
 		c.nodes = map[string]*node{}
 	}
@@ -603,8 +604,9 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 		return nil
 	}
 
+	// The members are popped on success only: an error ends the
+	// compilation.
 	keys, base := c.sortedMembers(at)
-	defer func() { c.order = c.order[:base] }()
 	for _, v := range keys {
 		kw := t.nodes[v].key
 		if msg, ok := unsupported(kw); ok {
@@ -840,6 +842,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 	if x := n.x; x != nil && x.ifS == nil {
 		x.thenS, x.elseS = nil, nil
 	}
+	c.order = c.order[:base]
 	return nil
 }
 

@@ -54,6 +54,9 @@ type tree struct {
 	// the compiler need pointers, a table of compiled schemas and the loop
 	// check.
 	hasRef bool
+	// schemas counts the objects and booleans: the schemas a compilation
+	// can make, bar the rare pointer that names one in two ways.
+	schemas int
 }
 
 // maxDepth is encoding/json's limit on nesting.
@@ -74,7 +77,14 @@ type parser struct {
 // parseText reads data, which must be exactly one JSON value (with
 // whitespace around it), into a tree; false when it is not JSON.
 func parseText(data []byte, open bool) (*tree, bool) {
-	t := &tree{nodes: make([]jnode, 0, len(data)/8+4)}
+	// Every value but the first follows a ',' or opens a container.
+	size := 1
+	for _, c := range data {
+		if c == ',' || c == '{' || c == '[' {
+			size++
+		}
+	}
+	t := &tree{nodes: make([]jnode, 0, size)}
 	p := parser{text: string(data), t: t, open: open}
 	p.scratch = p.buf[:0]
 	p.skipSpace()
@@ -126,9 +136,11 @@ func (p *parser) value(parent int32, key string) bool {
 		p.t.nodes[idx].kind, p.t.nodes[idx].s = jNum, s
 	case strings.HasPrefix(p.text[p.pos:], "true"):
 		p.t.nodes[idx].kind = jTrue
+		p.t.schemas++
 		p.pos += 4
 	case strings.HasPrefix(p.text[p.pos:], "false"):
 		p.t.nodes[idx].kind = jFalse
+		p.t.schemas++
 		p.pos += 5
 	case strings.HasPrefix(p.text[p.pos:], "null"):
 		p.t.nodes[idx].kind = jNull
@@ -146,6 +158,7 @@ func (p *parser) object(idx int32) bool {
 	}
 	p.pos++ // '{'
 	p.t.nodes[idx].kind = jObj
+	p.t.schemas++
 	base := len(p.scratch)
 	p.skipSpace()
 	if p.pos < len(p.text) && p.text[p.pos] == '}' {
@@ -452,6 +465,7 @@ func (t *tree) add(parent int32, key string, v any) {
 		if x {
 			n.kind = jTrue
 		}
+		t.schemas++
 	case json.Number:
 		n.kind, n.s = jNum, string(x)
 	case string:
@@ -463,6 +477,7 @@ func (t *tree) add(parent int32, key string, v any) {
 		}
 	case map[string]any:
 		n.kind, n.n = jObj, int32(len(x))
+		t.schemas++
 		for k, item := range x {
 			if k == "$ref" {
 				t.hasRef = true
