@@ -568,8 +568,8 @@ func (ix *indexer) endTx() {
 	ix.setCur(-1, -1)
 	loops := ix.loops
 	for l := len(loops) - 1; l >= int(ix.txLoops); l-- {
-		if p := loops[l].parent; p >= 0 && loops[p].last < loops[l].last {
-			loops[p].last = loops[l].last
+		if p := loops[l].parent; p >= 0 {
+			loops[p].last = max(loops[p].last, loops[l].last) // no branch on the data
 		}
 	}
 	ix.txLoops = int32(len(loops))

@@ -644,16 +644,15 @@ type parser struct {
 
 func (p *parser) run(pos int) {
 	s := p.s
-	x := p.x
 	base := unsafe.Pointer(unsafe.StringData(s))
 	n := int32(0) // index of the next segment
 	ix := p.ix
-	// The delimiters in force.
-	term, sep := p.d.Segment, p.d.Element
+	// The element separator in force (the terminator is read from p.d
+	// when the masks are refilled).
+	sep := p.d.Element
 	// p.masks[:mLen/64] mark the terminators in the mLen bytes from
 	// mStart (terminatorMasks); 0 bytes until the first search.
 	mStart, mLen := 0, 0
-	lastStart := 0 // the last segment read
 	// Copies of parser state the loop reads for every segment, read again
 	// after the calls that change them. (A transaction set's segment count
 	// is not kept: it is the SE's index less the ST's, plus one.)
@@ -672,11 +671,11 @@ func (p *parser) run(pos int) {
 			d, isaEnd, same, err := readISA(s, pos)
 			if err == nil {
 				p.d = d
-				term, sep = d.Segment, d.Element
+				sep = d.Element
 				mLen = 0 // the terminator may have changed
-				lastStart = pos
-				x.delims = append(x.delims, d)
-				x.marks = append(x.marks, isaMark{start: int32(pos), term: int32(isaEnd)})
+				p.lastStart = pos
+				p.x.delims = append(p.x.delims, d)
+				p.x.marks = append(p.x.marks, isaMark{start: int32(pos), term: int32(isaEnd)})
 				if ix != nil {
 					segs = append(segs, segment{start: int32(pos), loop: -1})
 				}
@@ -697,8 +696,8 @@ func (p *parser) run(pos int) {
 		end = -1
 		for from := pos; ; {
 			if off := from - mStart; uint(off) < uint(mLen) {
-				k, sh := uint(off)>>6, uint(off)&63
-				if m := p.masks[k]>>sh | p.masks[k+1]<<(64-sh); m != 0 {
+				k, sh := uint(off)>>6&(maskBlocks-1), uint(off)&63
+				if m := p.masks[k]>>sh | p.masks[k+1]<<1<<(63-sh); m != 0 {
 					end = from + bits.TrailingZeros64(m)
 					break
 				}
@@ -709,12 +708,12 @@ func (p *parser) run(pos int) {
 			blocks := min((len(s)-from)>>6, maskBlocks)
 			mStart, mLen = from, blocks<<6
 			if blocks == 0 {
-				if k := strings.IndexByte(s[from:], term); k >= 0 {
+				if k := strings.IndexByte(s[from:], p.d.Segment); k >= 0 {
 					end = from + k
 				}
 				break
 			}
-			terminatorMasks(unsafe.Add(base, from), blocks, term, &p.masks[0])
+			terminatorMasks(unsafe.Add(base, from), blocks, p.d.Segment, &p.masks[0])
 			p.masks[blocks] = 0
 		}
 		if end < 0 {
@@ -742,7 +741,7 @@ func (p *parser) run(pos int) {
 				id = packIDSlow(t, sep)
 			}
 			if c := classOf(id); c&clsEnvelope == 0 {
-				lastStart = pos
+				p.lastStart = pos
 				if ix != nil {
 					if c == 0 || guide == guideNone {
 						// The innermost open loop's (ix.cur is -1 outside
@@ -776,18 +775,17 @@ func (p *parser) run(pos int) {
 			if ix != nil {
 				segs = append(segs, segment{start: int32(pos), loop: -1})
 			}
-			lastStart = pos
+			p.lastStart = pos
 			p.segment(n, pos, end)
 			inST, guide = p.inST, p.guide
 			n++
 		}
 		pos = skipSpace(s, end+1)
 	}
-	p.lastStart = lastStart
 	if ix != nil {
 		ix.segs = segs
 	}
-	x.nsegs = int(n)
+	p.x.nsegs = int(n)
 	p.finish()
 }
 
