@@ -1,0 +1,54 @@
+package jsonschema
+
+import "fmt"
+
+// ParseText reads data as Compile (open false) or CompileOpen (open true)
+// does and returns the value read, as encoding/json decodes it with
+// UseNumber; false when data is not JSON.
+func ParseText(data []byte, open bool) (any, bool) {
+	t, ok := parseText(data, open)
+	if !ok {
+		return nil, false
+	}
+	return t.value(0), true
+}
+
+// CheckPointers checks, for every value of the tree of data that the
+// decoded document has (no hidden member on its path), that its pointer
+// leads back to it, and that its parent and end links are consistent.
+func CheckPointers(data []byte, open bool) error {
+	t, ok := parseText(data, open)
+	if !ok {
+		return nil
+	}
+	for i := range t.nodes {
+		n := &t.nodes[i]
+		if n.end <= int32(i) || int(n.end) > len(t.nodes) {
+			return fmt.Errorf("value %d ends at %d", i, n.end)
+		}
+		if i > 0 && (n.parent < 0 || n.parent >= int32(i) || t.nodes[n.parent].end < n.end) {
+			return fmt.Errorf("value %d has parent %d", i, n.parent)
+		}
+		visible := true
+		for j := int32(i); j > 0; j = t.nodes[j].parent {
+			if t.nodes[j].hidden {
+				visible = false
+			}
+		}
+		if !visible {
+			continue
+		}
+		ptr := t.pointer(int32(i))
+		if got, ok := t.lookup(ptr); !ok || got != int32(i) {
+			return fmt.Errorf("value %d has pointer %q, which leads to %d (%v)", i, ptr, got, ok)
+		}
+	}
+	return nil
+}
+
+// CompileErrorBefore is the error the compiler had before it read a tree
+// (commit 94c0830) for a decoded schema; nil when it compiled.
+func CompileErrorBefore(doc any) error {
+	_, err := oldCompileValue(doc)
+	return err
+}
