@@ -2,7 +2,6 @@ package fhir
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"sort"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/specjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -53,22 +53,20 @@ type resourceState struct {
 }
 
 func decode(spec assert.Spec) (assert.Assertion, error) {
-	var raw struct {
-		ResourceType string                     `json:"resource_type"`
-		Search       map[string]json.RawMessage `json:"search"`
-		Fields       []check.Field              `json:"fields"`
-	}
-	if err := json.Unmarshal(spec, &raw); err != nil {
+	obj := gjson.ParseBytes(spec)
+	fields, err := specjson.Fields(specjson.Member(obj, "fields"))
+	if err != nil {
 		return nil, err
 	}
-	a := &resourceState{resourceType: raw.ResourceType, params: url.Values{}, fields: raw.Fields}
-	names := make([]string, 0, len(raw.Search))
-	for k := range raw.Search {
+	search := specjson.Object(specjson.Member(obj, "search"))
+	a := &resourceState{resourceType: specjson.Member(obj, "resource_type").String(), params: url.Values{}, fields: fields}
+	names := make([]string, 0, len(search))
+	for k := range search {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		v := gjson.ParseBytes(raw.Search[k])
+		v := search[k]
 		switch {
 		case v.Type == gjson.String:
 			a.params.Add(k, v.Str)

@@ -2,14 +2,16 @@ package hl7
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/specjson"
 )
 
 // Kind is the discriminator of the HL7 structural assertion.
@@ -67,17 +69,16 @@ type correlation struct {
 }
 
 func decode(spec assert.Spec) (assert.Assertion, error) {
-	var raw struct {
-		CorrelateBy map[string]json.RawMessage `json:"correlate_by"`
-		Fields      []check.Field              `json:"fields"`
-	}
-	if err := json.Unmarshal(spec, &raw); err != nil {
+	obj := gjson.ParseBytes(spec)
+	fields, err := specjson.Fields(specjson.Member(obj, "fields"))
+	if err != nil {
 		return nil, err
 	}
-	s := &structural{fields: raw.Fields}
+	correlateBy := specjson.Object(specjson.Member(obj, "correlate_by"))
+	s := &structural{fields: fields}
 	var viols []assert.Violation
-	keys := make([]string, 0, len(raw.CorrelateBy))
-	for k := range raw.CorrelateBy {
+	keys := make([]string, 0, len(correlateBy))
+	for k := range correlateBy {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -92,13 +93,13 @@ func decode(spec assert.Spec) (assert.Assertion, error) {
 			viols = append(viols, assert.Violation{Pointer: ptr, Message: fmt.Sprintf("%q is neither an HL7 path nor one of %s: %v", k, nameList(), err)})
 			continue
 		}
-		v, err := check.ParseExpected(raw.CorrelateBy[k])
+		v, err := check.ParseExpected([]byte(correlateBy[k].Raw))
 		if err != nil {
 			return nil, err
 		}
 		s.correlate = append(s.correlate, correlation{key: k, path: p, expected: v})
 	}
-	for i, f := range raw.Fields {
+	for i, f := range fields {
 		p, err := ParsePath(f.Path)
 		if err != nil {
 			viols = append(viols, assert.Violation{Pointer: assert.IndexPointer("/fields", i) + "/path", Message: err.Error()})

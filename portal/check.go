@@ -2,12 +2,12 @@ package portal
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/specjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -59,23 +59,17 @@ type correlation struct {
 }
 
 func decode(spec assert.Spec) (assert.Assertion, error) {
-	var raw struct {
-		Portal      string `json:"portal"`
-		CorrelateBy struct {
-			Resource string          `json:"resource"`
-			Key      string          `json:"key"`
-			Value    json.RawMessage `json:"value"`
-		} `json:"correlate_by"`
-		Assertions []check.Field `json:"assertions"`
-	}
-	if err := json.Unmarshal(spec, &raw); err != nil {
+	obj := gjson.ParseBytes(spec)
+	assertions, err := specjson.Fields(specjson.Member(obj, "assertions"))
+	if err != nil {
 		return nil, err
 	}
-	m := &stateMatch{portal: raw.Portal, assertions: raw.Assertions,
-		correlateBy: correlation{resource: raw.CorrelateBy.Resource, key: raw.CorrelateBy.Key}}
-	if v := raw.CorrelateBy.Value; len(v) > 0 && string(v) != "null" {
+	by := specjson.Member(obj, "correlate_by")
+	m := &stateMatch{portal: specjson.Member(obj, "portal").String(), assertions: assertions,
+		correlateBy: correlation{resource: specjson.Member(by, "resource").String(), key: specjson.Member(by, "key").String()}}
+	if v := specjson.Member(by, "value"); v.Exists() && v.Type != gjson.Null {
 		// Rendered as row keys are, so that 5 matches "5".
-		m.correlateBy.value, _ = columnText(gjson.ParseBytes(v))
+		m.correlateBy.value, _ = columnText(v)
 		m.correlateBy.hasValue = true
 	}
 	return m, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/internal/filekind"
 	"github.com/assaykit/assay/internal/pool"
+	"github.com/assaykit/assay/internal/specjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -77,25 +78,16 @@ type field struct {
 }
 
 func decode(spec assert.Spec) (assert.Assertion, error) {
-	var raw struct {
-		Path        *string `json:"path"`
-		PathPattern *string `json:"path_pattern"`
-		ParseJSON   bool    `json:"parse_json"`
-		Fields      []struct {
-			Key      *string         `json:"key"`
-			Path     *string         `json:"path"`
-			Expected json.RawMessage `json:"expected"`
-		} `json:"fields"`
-	}
-	if err := json.Unmarshal(spec, &raw); err != nil {
-		return nil, err
-	}
-	a := &filePresent{parseJSON: raw.ParseJSON}
+	obj := gjson.ParseBytes(spec)
+	path, pathPattern := present(specjson.Member(obj, "path")), present(specjson.Member(obj, "path_pattern"))
+	fields := specjson.Member(obj, "fields")
+	parseJSON := specjson.Member(obj, "parse_json").Type == gjson.True
+	a := &filePresent{parseJSON: parseJSON}
 	switch {
-	case (raw.Path == nil) == (raw.PathPattern == nil):
+	case (path == nil) == (pathPattern == nil):
 		return nil, errors.New("give exactly one of path and path_pattern")
-	case raw.Path != nil:
-		a.written = *raw.Path
+	case path != nil:
+		a.written = path.Str
 		clean, err := CleanPath(a.written)
 		if err != nil {
 			return nil, err
@@ -103,32 +95,51 @@ func decode(spec assert.Spec) (assert.Assertion, error) {
 		// A literal path: every character stands for itself.
 		a.pattern = &Pattern{raw: a.written, literal: true, path: clean, prefix: parentOf(clean)}
 	default:
-		a.written, a.isPattern = *raw.PathPattern, true
+		a.written, a.isPattern = pathPattern.Str, true
 		p, err := CompilePattern(a.written)
 		if err != nil {
 			return nil, err
 		}
 		a.pattern = p
 	}
-	if len(raw.Fields) > 0 && !raw.ParseJSON {
+	if len(fields.Array()) > 0 && !parseJSON {
 		return nil, errors.New("fields need parse_json: true (only a JSON file has fields)")
 	}
-	for i, f := range raw.Fields {
-		exp, err := check.ParseExpected(f.Expected)
-		if err != nil {
-			return nil, fmt.Errorf("fields/%d: %w", i, err)
+	i := 0
+	var err error
+	fields.ForEach(func(_, f gjson.Result) bool {
+		key, path := present(specjson.Member(f, "key")), present(specjson.Member(f, "path"))
+		var exp any
+		if exp, err = check.ParseExpected([]byte(specjson.Member(f, "expected").Raw)); err != nil {
+			err = fmt.Errorf("fields/%d: %w", i, err)
+			return false
 		}
 		switch {
-		case (f.Key == nil) == (f.Path == nil):
-			return nil, fmt.Errorf("fields/%d: give exactly one of key and path", i)
-		case f.Key != nil:
-			a.fields = append(a.fields, field{key: true, name: *f.Key,
-				query: check.Field{Path: check.LiteralKey(*f.Key), Expected: exp}})
+		case (key == nil) == (path == nil):
+			err = fmt.Errorf("fields/%d: give exactly one of key and path", i)
+			return false
+		case key != nil:
+			a.fields = append(a.fields, field{key: true, name: key.Str,
+				query: check.Field{Path: check.LiteralKey(key.Str), Expected: exp}})
 		default:
-			a.fields = append(a.fields, field{name: *f.Path, query: check.Field{Path: *f.Path, Expected: exp}})
+			a.fields = append(a.fields, field{name: path.Str, query: check.Field{Path: path.Str, Expected: exp}})
 		}
+		i++
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	return a, nil
+}
+
+// present returns v when it holds a value (a member set to null is
+// absent, as for a *string field of encoding/json), else nil.
+func present(v gjson.Result) *gjson.Result {
+	if !v.Exists() || v.Type == gjson.Null {
+		return nil
+	}
+	return &v
 }
 
 // Kind returns "sftp-file-present".

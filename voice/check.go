@@ -2,12 +2,14 @@ package voice
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/internal/specjson"
 )
 
 // Kind is the discriminator of the voice transcript assertion.
@@ -45,19 +47,13 @@ type transcriptCheck struct {
 }
 
 func decode(spec assert.Spec) (assert.Assertion, error) {
-	var raw struct {
-		Speaker     string   `json:"speaker"`
-		Contains    []string `json:"contains"`
-		NotContains []string `json:"not_contains"`
+	obj := gjson.ParseBytes(spec)
+	contains := specjson.Strings(specjson.Member(obj, "contains"))
+	c := &transcriptCheck{speaker: Any, present: len(contains)}
+	if s := specjson.Member(obj, "speaker").String(); s != "" {
+		c.speaker = Speaker(s)
 	}
-	if err := json.Unmarshal(spec, &raw); err != nil {
-		return nil, err
-	}
-	c := &transcriptCheck{speaker: Any, present: len(raw.Contains)}
-	if raw.Speaker != "" {
-		c.speaker = Speaker(raw.Speaker)
-	}
-	c.phrases = append(append(c.phrases, raw.Contains...), raw.NotContains...)
+	c.phrases = append(contains, specjson.Strings(specjson.Member(obj, "not_contains"))...)
 	if len(c.phrases) == 0 {
 		return nil, errors.New("voice-transcript needs at least one phrase in contains or not_contains")
 	}

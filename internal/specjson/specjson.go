@@ -1,0 +1,66 @@
+package specjson
+
+import (
+	"github.com/tidwall/gjson"
+
+	"github.com/assaykit/assay/check"
+)
+
+// Member returns the value of obj's member key (its last occurrence), or a
+// Result that does not exist.
+func Member(obj gjson.Result, key string) gjson.Result {
+	var found gjson.Result
+	obj.ForEach(func(k, v gjson.Result) bool {
+		if k.Str == key {
+			found = v
+		}
+		return true
+	})
+	return found
+}
+
+// Object returns obj's members by key, each key's last value (nil for
+// anything but an object), as a map[string]json.RawMessage would hold them.
+func Object(obj gjson.Result) map[string]gjson.Result {
+	if !obj.IsObject() {
+		return nil
+	}
+	out := map[string]gjson.Result{}
+	obj.ForEach(func(k, v gjson.Result) bool {
+		out[k.Str] = v
+		return true
+	})
+	return out
+}
+
+// Strings returns the strings of a JSON array (nil for anything else).
+func Strings(arr gjson.Result) []string {
+	if !arr.IsArray() {
+		return nil
+	}
+	out := []string{}
+	arr.ForEach(func(_, v gjson.Result) bool {
+		out = append(out, v.Str)
+		return true
+	})
+	return out
+}
+
+// Fields decodes a list of field assertions ({"path", "expected"}) as
+// check.Field's UnmarshalJSON does each.
+func Fields(arr gjson.Result) ([]check.Field, error) {
+	if !arr.IsArray() {
+		return nil, nil
+	}
+	out := []check.Field{}
+	var err error
+	arr.ForEach(func(_, v gjson.Result) bool {
+		var f check.Field
+		if err = f.UnmarshalJSON([]byte(v.Raw)); err != nil {
+			return false
+		}
+		out = append(out, f)
+		return true
+	})
+	return out, err
+}
