@@ -32,11 +32,14 @@
 // # What is supported
 //
 // Compile takes the schema as JSON text (numbers read exactly, as
-// json.Number); Validate takes a document as encoding/json with UseNumber
-// decodes it (map[string]any, []any, string, json.Number, bool, nil), which
-// is also what assert's YAML conversion produces; float64 and the Go integer
-// types are numbers too. Any other Go value is a violation ("invalid JSON
-// value of Go type T"), never a panic.
+// json.Number); CompileOpen does too, with every "additionalProperties":
+// false and "unevaluatedProperties": false dropped as it reads (what
+// OpenObjects does to a decoded schema); CompileValue takes a schema
+// encoding/json already decoded. Validate takes a document as encoding/json
+// with UseNumber decodes it (map[string]any, []any, string, json.Number,
+// bool, nil), which is also what assert's YAML conversion produces; float64
+// and the Go integer types are numbers too. Any other Go value is a
+// violation ("invalid JSON value of Go type T"), never a panic.
 //
 //   - Assertions: type (integer accepts any number without a fractional
 //     part, 1.0 and 1e2 included, read from the decimal text so no exponent
@@ -125,4 +128,36 @@
 // anyOf and oneOf and the items of contains, only verdicts are computed (no
 // message is built); the branches' violations are built on a second pass
 // only when they are reported, so a valid document costs two allocations.
+//
+// # How a schema is compiled
+//
+// Compilation was most of the cost of a schema used once (as assay uses
+// each kind's), so it does no more than a schema needs. The text is read
+// by a small reader of this package into one slice of values in document
+// order, each string a substring of one copy of the text unless it has an
+// escape: no map per object, no encoding/json. The reader accepts exactly
+// what json.Valid accepts (nesting included, to encoding/json's 10,000
+// levels) and reads the values encoding/json decodes: of a member written
+// twice the last counts, invalid UTF-8 and lone surrogates read as U+FFFD,
+// numbers keep their text. FuzzParseText holds it to that. CompileValue
+// converts its input into the same slice, so there is one compiler, and a
+// value that is not JSON (a float64, a struct) is refused or accepted
+// exactly where it was before.
+//
+// Only a $ref needs to find a schema by its JSON pointer, so the pointer of
+// every schema, the table of compiled schemas by pointer and the check for
+// references that loop are made only when the text has a member named
+// "$ref"; otherwise each subschema is compiled once, where it stands, and
+// the pointer of a schema is worked out from the slice only for a compile
+// error. Keywords are compiled in sorted order as before, so that of two
+// faults the same one is reported: FuzzCompileErrorsAsBefore holds all
+// three entry points to the pointer, keyword and message of the compiler
+// they replaced (kept in oldcompile_test.go). A compiled schema is a few
+// slabs: the keywords most schemas use are fields of a node, the rest in a
+// side struct allocated only for the node that uses one; nodes and the
+// slices of required, properties and subschema lists are carved from
+// shared slabs; const and enum messages are formatted only when reported.
+// A pattern is compiled with regexp.Compile when its schema is: a bad
+// pattern stays a compile error, and a pattern costs what Go's regexp
+// costs (about 5 µs and 40 allocations for ^[A-Z][A-Za-z0-9]*$).
 package jsonschema

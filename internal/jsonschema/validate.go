@@ -335,7 +335,8 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 		}
 		return true
 	}
-	if ev == nil && (n.r().unevalProps != nil || n.r().unevalItems != nil) {
+	x := n.r()
+	if ev == nil && (x.unevalProps != nil || x.unevalItems != nil) {
 		ev = &evaluated{}
 	}
 	vType, ok := jsonType(v)
@@ -394,11 +395,11 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 	if st.quiet > 0 && !st.passed(start) {
 		return false // only the verdict is wanted, and it is known
 	}
-	if n.r().not != nil {
+	if x.not != nil {
 		m := st.mark()
 		st.pushKw("not")
 		st.quiet++
-		ok := st.inPlace(n.r().not, v, ev)
+		ok := st.inPlace(x.not, v, ev)
 		st.quiet--
 		st.popKw(1)
 		st.reset(m)
@@ -458,28 +459,28 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 			st.loudBranches("oneOf", n.oneOf, v)
 		}
 	}
-	if n.r().ifS != nil {
+	if x.ifS != nil {
 		m := st.mark()
 		st.pushKw("if")
 		st.quiet++
-		ok := st.inPlace(n.r().ifS, v, ev)
+		ok := st.inPlace(x.ifS, v, ev)
 		st.quiet--
 		st.popKw(1)
 		st.reset(m)
-		if ok && n.r().thenS != nil {
+		if ok && x.thenS != nil {
 			st.pushKw("then")
-			st.inPlace(n.r().thenS, v, ev)
+			st.inPlace(x.thenS, v, ev)
 			st.popKw(1)
-		} else if !ok && n.r().elseS != nil {
+		} else if !ok && x.elseS != nil {
 			st.pushKw("else")
-			st.inPlace(n.r().elseS, v, ev)
+			st.inPlace(x.elseS, v, ev)
 			st.popKw(1)
 		}
 	}
 
 	switch t := v.(type) {
 	case map[string]any:
-		if n.r().unevalProps != nil {
+		if x.unevalProps != nil {
 			var names []string
 			for name := range t {
 				if !ev.hasProp(name) {
@@ -489,17 +490,17 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 			sort.Strings(names)
 			st.pushKw("unevaluatedProperties")
 			for _, name := range names {
-				st.child(n.r().unevalProps, t[name], nameTok(name))
+				st.child(x.unevalProps, t[name], nameTok(name))
 			}
 			st.popKw(1)
 			ev.all = true
 		}
 	case []any:
-		if n.r().unevalItems != nil {
+		if x.unevalItems != nil {
 			st.pushKw("unevaluatedItems")
 			for i := range t {
 				if !ev.hasItem(i) {
-					st.child(n.r().unevalItems, t[i], idxTok(i))
+					st.child(x.unevalItems, t[i], idxTok(i))
 				}
 			}
 			st.popKw(1)
@@ -510,14 +511,15 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 }
 
 func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
-	if n.r().minProps != -1 && len(v) < n.r().minProps {
+	x := n.r()
+	if x.minProps != -1 && len(v) < x.minProps {
 		st.failf("minProperties", func() string {
-			return fmt.Sprintf("minimum %d properties allowed, but found %d properties", n.r().minProps, len(v))
+			return fmt.Sprintf("minimum %d properties allowed, but found %d properties", x.minProps, len(v))
 		})
 	}
-	if n.r().maxProps != -1 && len(v) > n.r().maxProps {
+	if x.maxProps != -1 && len(v) > x.maxProps {
 		st.failf("maxProperties", func() string {
-			return fmt.Sprintf("maximum %d properties allowed, but found %d properties", n.r().maxProps, len(v))
+			return fmt.Sprintf("maximum %d properties allowed, but found %d properties", x.maxProps, len(v))
 		})
 	}
 	for _, name := range n.required {
@@ -549,14 +551,14 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 	// Members are visited in map order: Validate's final stable sort by
 	// instance location makes the output deterministic, as every member
 	// has a location of its own.
-	if n.r().propNames != nil {
+	if x.propNames != nil {
 		st.pushKw("propertyNames")
 		for name := range v {
-			st.child(n.r().propNames, name, nameTok(name))
+			st.child(x.propNames, name, nameTok(name))
 		}
 		st.popKw(1)
 	}
-	for _, pp := range n.r().patternProps {
+	for _, pp := range x.patternProps {
 		for name := range v {
 			if !pp.re.MatchString(name) {
 				continue
@@ -604,7 +606,7 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 			ev.all = true
 		}
 	}
-	for _, d := range n.r().depRequired {
+	for _, d := range x.depRequired {
 		if _, ok := v[d.name]; !ok {
 			continue
 		}
@@ -616,7 +618,7 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 			}
 		}
 	}
-	for _, d := range n.r().depSchemas {
+	for _, d := range x.depSchemas {
 		if _, ok := v[d.name]; !ok {
 			continue
 		}
@@ -627,6 +629,7 @@ func (st *state) validateObject(n *node, v map[string]any, ev *evaluated) {
 }
 
 func (st *state) validateArray(n *node, v []any, ev *evaluated) {
+	x := n.r()
 	if n.minItems != -1 && len(v) < n.minItems {
 		st.failf("minItems", func() string { return fmt.Sprintf("minimum %d items required, but found %d items", n.minItems, len(v)) })
 	}
@@ -639,12 +642,12 @@ func (st *state) validateArray(n *node, v []any, ev *evaluated) {
 		}
 	}
 	for i, item := range v {
-		if i < len(n.r().prefixItems) {
+		if i < len(x.prefixItems) {
 			if ev != nil {
 				ev.item(i)
 			}
 			st.pushKw2("prefixItems", idxTok(i))
-			st.child(n.r().prefixItems[i], item, idxTok(i))
+			st.child(x.prefixItems[i], item, idxTok(i))
 			st.popKw(2)
 		} else if n.items != nil {
 			st.pushKw("items")
@@ -657,13 +660,13 @@ func (st *state) validateArray(n *node, v []any, ev *evaluated) {
 	if n.items != nil && ev != nil {
 		ev.all = true
 	}
-	if n.r().contains != nil {
+	if x.contains != nil {
 		matched := 0
 		st.pushKw("contains")
 		st.quiet++
 		for i, item := range v {
 			m := st.mark()
-			if st.child(n.r().contains, item, idxTok(i)) {
+			if st.child(x.contains, item, idxTok(i)) {
 				matched++
 				if ev != nil {
 					ev.item(i)
@@ -673,26 +676,27 @@ func (st *state) validateArray(n *node, v []any, ev *evaluated) {
 		}
 		st.quiet--
 		st.popKw(1)
-		if n.r().minContains != -1 && matched < n.r().minContains {
+		if x.minContains != -1 && matched < x.minContains {
 			if matched == len(v) || st.quiet > 0 {
-				st.failf("minContains", func() string { return fmt.Sprintf("valid must be >= %d, but got %d", n.r().minContains, matched) })
+				st.failf("minContains", func() string { return fmt.Sprintf("valid must be >= %d, but got %d", x.minContains, matched) })
 			} else {
 				// the violations of the items that failed
 				st.pushKw("contains")
 				for i, item := range v {
-					st.child(n.r().contains, item, idxTok(i))
+					st.child(x.contains, item, idxTok(i))
 				}
 				st.popKw(1)
 			}
 		}
-		if n.r().maxContains != -1 && matched > n.r().maxContains {
-			st.failf("maxContains", func() string { return fmt.Sprintf("valid must be <= %d, but got %d", n.r().maxContains, matched) })
+		if x.maxContains != -1 && matched > x.maxContains {
+			st.failf("maxContains", func() string { return fmt.Sprintf("valid must be <= %d, but got %d", x.maxContains, matched) })
 		}
 	}
 }
 
 func (st *state) validateNumber(n *node, v any) {
-	if n.r().minimum == nil && n.r().exclusiveMinimum == nil && n.r().maximum == nil && n.r().exclusiveMaximum == nil && n.r().multipleOf == nil {
+	x := n.r()
+	if x.minimum == nil && x.exclusiveMinimum == nil && x.maximum == nil && x.exclusiveMaximum == nil && x.multipleOf == nil {
 		return
 	}
 	d, ok := decimalOf(v)
@@ -700,25 +704,25 @@ func (st *state) validateNumber(n *node, v any) {
 		st.failf("", func() string { return fmt.Sprintf("%v is not a number that can be compared exactly", v) })
 		return
 	}
-	if n.r().minimum != nil && d.cmp(n.r().minimumD) < 0 {
-		st.failf("minimum", func() string { return fmt.Sprintf("must be >= %v but found %v", f64(n.r().minimum), v) })
+	if x.minimum != nil && d.cmp(x.minimumD) < 0 {
+		st.failf("minimum", func() string { return fmt.Sprintf("must be >= %v but found %v", f64(x.minimum), v) })
 	}
-	if n.r().exclusiveMinimum != nil && d.cmp(n.r().exclusiveMinimumD) <= 0 {
-		st.failf("exclusiveMinimum", func() string { return fmt.Sprintf("must be > %v but found %v", f64(n.r().exclusiveMinimum), v) })
+	if x.exclusiveMinimum != nil && d.cmp(x.exclusiveMinimumD) <= 0 {
+		st.failf("exclusiveMinimum", func() string { return fmt.Sprintf("must be > %v but found %v", f64(x.exclusiveMinimum), v) })
 	}
-	if n.r().maximum != nil && d.cmp(n.r().maximumD) > 0 {
-		st.failf("maximum", func() string { return fmt.Sprintf("must be <= %v but found %v", f64(n.r().maximum), v) })
+	if x.maximum != nil && d.cmp(x.maximumD) > 0 {
+		st.failf("maximum", func() string { return fmt.Sprintf("must be <= %v but found %v", f64(x.maximum), v) })
 	}
-	if n.r().exclusiveMaximum != nil && d.cmp(n.r().exclusiveMaximumD) >= 0 {
-		st.failf("exclusiveMaximum", func() string { return fmt.Sprintf("must be < %v but found %v", f64(n.r().exclusiveMaximum), v) })
+	if x.exclusiveMaximum != nil && d.cmp(x.exclusiveMaximumD) >= 0 {
+		st.failf("exclusiveMaximum", func() string { return fmt.Sprintf("must be < %v but found %v", f64(x.exclusiveMaximum), v) })
 	}
-	if n.r().multipleOf != nil {
+	if x.multipleOf != nil {
 		// math/big, bounded by its own limit on exponents (1e6).
 		num, ok := rat(v)
 		if !ok {
 			st.failf("multipleOf", func() string { return fmt.Sprintf("%v is beyond what can be divided exactly", v) })
-		} else if q := new(big.Rat).Quo(num, n.r().multipleOf); !q.IsInt() {
-			st.failf("multipleOf", func() string { return fmt.Sprintf("%v not multipleOf %v", v, f64(n.r().multipleOf)) })
+		} else if q := new(big.Rat).Quo(num, x.multipleOf); !q.IsInt() {
+			st.failf("multipleOf", func() string { return fmt.Sprintf("%v not multipleOf %v", v, f64(x.multipleOf)) })
 		}
 	}
 }
