@@ -80,16 +80,8 @@ func writeJSON(w io.Writer, v any) error { return jsonenc.Write(w, v, true) }
 // writeJSONLine prints v as one line of JSON without HTML escaping.
 func writeJSONLine(w io.Writer, v any) error { return jsonenc.Write(w, v, false) }
 
-// FieldDiff is one failing field of a candidate check, as the evidence
-// reports it.
-type FieldDiff struct {
-	// Name is the field's path (or key, or phrase).
-	Name string
-	// Expected and Actual are the values as JSON text.
-	Expected, Actual string
-	// Reason explains the failure where the values alone would not.
-	Reason string
-}
+// FieldDiff is one failing part of a check's evidence.
+type FieldDiff = check.FieldDiff
 
 // FieldDiffs reads the failing fields of a check's evidence: the entries
 // of its field_results, assertion_results or phrase_results whose passed
@@ -102,12 +94,12 @@ func FieldDiffs(evidence any) []FieldDiff {
 	// whole (a matched FHIR resource, a portal row) to find its failing
 	// fields was a fifth of a one-shot assay eval's report.
 	switch ev := evidence.(type) {
-	case check.Evidence:
-		return evidenceDiffs(ev)
 	case *check.Evidence:
 		if ev != nil {
-			return evidenceDiffs(*ev)
+			return ev.FieldDiffs()
 		}
+	case check.Differ:
+		return ev.FieldDiffs()
 	}
 	data, err := json.Marshal(evidence)
 	if err != nil {
@@ -146,47 +138,11 @@ func FieldDiffs(evidence any) []FieldDiff {
 	return out
 }
 
-// evidenceDiffs is FieldDiffs of a check.Evidence. Values are marshalled as
-// json.Marshal writes them inside the whole evidence, so both ways read the
-// same.
-func evidenceDiffs(ev check.Evidence) []FieldDiff {
-	switch ev.ResultsKey {
-	case "", "field_results", "assertion_results", "phrase_results":
-	default:
-		return nil
-	}
-	var out []FieldDiff
-	for _, fr := range ev.FieldResults {
-		if fr.Passed {
-			continue
-		}
-		out = append(out, FieldDiff{Name: fr.Path, Expected: marshalOrNull(fr.Expected), Actual: marshalOrNull(fr.Actual), Reason: fr.Reason})
-	}
-	return out
-}
-
-func marshalOrNull(v any) string {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return "null"
-	}
-	return string(data)
-}
-
 func rawOrNull(v gjson.Result) string {
 	if !v.Exists() {
 		return "null"
 	}
 	return v.Raw
-}
-
-// String renders the diff as "NAME: expected E, got A (reason)".
-func (d FieldDiff) String() string {
-	s := fmt.Sprintf("%s: expected %s, got %s", d.Name, d.Expected, d.Actual)
-	if d.Reason != "" {
-		s += " (" + d.Reason + ")"
-	}
-	return s
 }
 
 // Decimal renders seconds as a decimal number, never with an exponent.

@@ -2,6 +2,7 @@ package voice
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/internal/specjson"
 )
 
@@ -92,6 +94,33 @@ type evidence struct {
 	Speaker         Speaker        `json:"speaker"`
 	Turns           int            `json:"turns"`
 	UnknownSpeakers []string       `json:"unknown_speakers,omitempty"`
+}
+
+// FieldDiffs lists the failing phrases, as a report reads them from the
+// evidence's JSON: the phrase, what was expected, and what was found
+// (with its quote).
+func (e evidence) FieldDiffs() []check.FieldDiff {
+	var out []check.FieldDiff
+	for _, r := range e.PhraseResults {
+		if r.Passed {
+			continue
+		}
+		d := check.FieldDiff{Name: "phrase " + jsonString(r.Phrase), Expected: r.Expected, Actual: "absent", Reason: r.Reason}
+		if r.Found {
+			d.Actual = "present"
+			if r.Quote != "" {
+				d.Actual += " (" + jsonString(r.Quote) + ")"
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// jsonString is s as encoding/json writes it in the evidence.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 // Check matches every phrase in the speaker's turns. Evidence:
