@@ -493,8 +493,10 @@ func strictVerdict(raw map[string]json.RawMessage) (verdict, bool) {
 
 // judgeWords are words that address a judge rather than a caller; a quote
 // holding one (that the phrase does not hold) is not accepted.
-var judgeWords = set("ignore", "ignoring", "disregard", "instruction", "instructions", "judge", "verdict", "json",
-	"prompt", "found", "quote", "transcript", "assistant", "model", "override", "true", "false")
+var judgeWords = wordSet{
+	"assistant", "disregard", "false", "found", "ignore", "ignoring", "instruction", "instructions", "json", "judge",
+	"model", "override", "prompt", "quote", "transcript", "true", "verdict",
+}
 
 // accept turns a verdict into a Match, resting it on the quote. A found
 // verdict stands only when its quote occurs, normalised, in the named turn
@@ -530,7 +532,7 @@ func (m *LLMMatcher) accept(ctx context.Context, t *Transcript, speaker Speaker,
 	p := newPattern(phrase)
 	inPhrase := set(p.toks...)
 	for _, w := range words {
-		if judgeWords[w] && !inPhrase[w] {
+		if judgeWords.has(w) && !inPhrase[w] {
 			return reject("its quote addresses the judge (%q)", w)
 		}
 	}

@@ -195,7 +195,7 @@ func newView(toks []token, end []int32) *view {
 			v.flags[i] |= flagDigit
 			v.digits[i+1]++
 		}
-		if guards[tk.text] {
+		if guards.has(tk.text) {
 			v.flags[i] |= flagGuard
 			v.guarded[i+1]++
 		}
@@ -249,9 +249,11 @@ type pattern struct {
 // guards are the words the fuzzy stage never lets differ: negations and
 // personal pronouns, so that a misspelling is tolerated but a change of
 // whether, or of who, is not ("you do not need" is not "i do not need").
-var guards = set("not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "without",
-	"i", "me", "my", "mine", "you", "your", "yours", "we", "us", "our", "ours", "he", "him", "his",
-	"she", "her", "hers", "they", "them", "their", "theirs")
+var guards = wordSet{
+	"he", "her", "hers", "him", "his", "i", "me", "mine", "my", "neither",
+	"never", "no", "nobody", "none", "nor", "not", "nothing", "our", "ours", "she",
+	"their", "theirs", "them", "they", "us", "we", "without", "you", "your", "yours",
+}
 
 func newPattern(phrase string) pattern {
 	toks := normalizeText(phrase, 0)
@@ -263,7 +265,7 @@ func newPattern(phrase string) pattern {
 		if hasDigit(t.text) {
 			p.digits = append(p.digits, t.text)
 		}
-		if guards[t.text] {
+		if guards.has(t.text) {
 			p.guards = append(p.guards, t.text)
 		}
 	}

@@ -339,39 +339,47 @@ func isOrdinalDigits(s string) bool {
 
 // Contractions.
 var (
-	// whole words, apostrophe or not
-	contractionWords = map[string]string{
-		"won't": "will not", "can't": "can not", "cannot": "can not", "shan't": "shall not",
-		"ain't": "is not", "let's": "let us", "y'all": "you all", "ya'll": "you all",
-		"o'clock": "oclock", "ma'am": "madam",
-		"gonna": "going to", "wanna": "want to", "gotta": "got to", "kinda": "kind of",
-		"sorta": "sort of", "outta": "out of", "lotta": "lot of", "lemme": "let me",
-		"gimme": "give me", "dunno": "do not know", "gotcha": "got you", "cuz": "because",
-		"cos": "because", "coz": "because", "'cause": "because", "hafta": "have to",
-		"hasta": "has to", "oughta": "ought to", "shoulda": "should have", "coulda": "could have",
-		"woulda": "would have", "musta": "must have", "tryna": "trying to",
-		// without the apostrophe, as speech-to-text often writes them; words
-		// that are also ordinary words (its, id, well, were, shed, wed, lets,
-		// hell, shell) are left alone
-		"dont": "do not", "doesnt": "does not", "didnt": "did not", "cant": "can not",
-		"couldnt": "could not", "wouldnt": "would not", "shouldnt": "should not",
-		"isnt": "is not", "arent": "are not", "wasnt": "was not", "werent": "were not",
-		"havent": "have not", "hasnt": "has not", "hadnt": "had not", "wont": "will not",
-		"im": "i am", "ive": "i have", "youre": "you are", "youve": "you have", "youll": "you will",
-		"theyre": "they are", "theyve": "they have", "thats": "that is", "whats": "what is",
-		"theres": "there is", "heres": "here is", "wheres": "where is", "whos": "who is",
+	// whole words, apostrophe or not: without it as speech-to-text often
+	// writes them, except words that are also ordinary words (its, id,
+	// well, were, shed, wed, lets, hell, shell), which are left alone
+	contractionWords = wordMap[string]{
+		{"'cause", "because"}, {"ain't", "is not"}, {"arent", "are not"}, {"can't", "can not"},
+		{"cannot", "can not"}, {"cant", "can not"}, {"cos", "because"}, {"coulda", "could have"},
+		{"couldnt", "could not"}, {"coz", "because"}, {"cuz", "because"}, {"didnt", "did not"},
+		{"doesnt", "does not"}, {"dont", "do not"}, {"dunno", "do not know"}, {"gimme", "give me"},
+		{"gonna", "going to"}, {"gotcha", "got you"}, {"gotta", "got to"}, {"hadnt", "had not"},
+		{"hafta", "have to"}, {"hasnt", "has not"}, {"hasta", "has to"}, {"havent", "have not"},
+		{"heres", "here is"}, {"im", "i am"}, {"isnt", "is not"}, {"ive", "i have"},
+		{"kinda", "kind of"}, {"lemme", "let me"}, {"let's", "let us"}, {"lotta", "lot of"},
+		{"ma'am", "madam"}, {"musta", "must have"}, {"o'clock", "oclock"}, {"oughta", "ought to"},
+		{"outta", "out of"}, {"shan't", "shall not"}, {"shoulda", "should have"}, {"shouldnt", "should not"},
+		{"sorta", "sort of"}, {"thats", "that is"}, {"theres", "there is"}, {"theyre", "they are"},
+		{"theyve", "they have"}, {"tryna", "trying to"}, {"wanna", "want to"}, {"wasnt", "was not"},
+		{"werent", "were not"}, {"whats", "what is"}, {"wheres", "where is"}, {"whos", "who is"},
+		{"won't", "will not"}, {"wont", "will not"}, {"woulda", "would have"}, {"wouldnt", "would not"},
+		{"y'all", "you all"}, {"ya'll", "you all"}, {"youll", "you will"}, {"youre", "you are"},
+		{"youve", "you have"},
 	}
 	// words whose 's is "is" (or "has" before a participle) rather than a
 	// possessive
-	sIsWords = set("it", "he", "she", "that", "there", "here", "what", "who", "where", "when", "why",
-		"how", "this", "everything", "something", "nothing", "anything", "everyone", "someone",
-		"anyone", "nobody", "somebody", "everybody")
-	hasNext   = set("been", "got", "gotten", "had")
-	isNext    = set("not", "going", "gonna")
-	hadNext   = set("been", "better", "had", "gotten", "got")
-	fillers   = set("um", "umm", "ummm", "uh", "uhh", "uhhh", "uhm", "erm", "er", "ah", "ahh", "hmm", "hm", "hmmm", "mm", "mmm", "eh")
-	stopwords = set("a", "an", "the", "is", "am", "are", "was", "were", "be", "to", "of", "and", "or", "in", "on",
-		"at", "for", "it", "i", "you", "your", "we", "my", "me", "that", "this", "do", "so", "have", "has")
+	sIsWords = wordSet{
+		"anyone", "anything", "everybody", "everyone", "everything", "he", "here", "how", "it", "nobody",
+		"nothing", "she", "somebody", "someone", "something", "that", "there", "this", "what", "when",
+		"where", "who", "why",
+	}
+	hasNext = wordSet{
+		"been", "got", "gotten", "had",
+	}
+	isNext = wordSet{
+		"going", "gonna", "not",
+	}
+	hadNext = wordSet{
+		"been", "better", "got", "gotten", "had",
+	}
+	fillers = wordSet{
+		"ah", "ahh", "eh", "er", "erm", "hm", "hmm", "hmmm", "mm", "mmm",
+		"uh", "uhh", "uhhh", "uhm", "um", "umm", "ummm",
+	}
 )
 
 func set(words ...string) map[string]bool {
@@ -402,7 +410,7 @@ func expandContractions(in []word) []word {
 		if i+1 < len(in) {
 			next = in[i+1].text
 		}
-		if full, ok := contractionWords[w.text]; ok {
+		if full, ok := contractionWords.get(w.text); ok {
 			emit(w, full)
 			continue
 		}
@@ -424,16 +432,16 @@ func expandContractions(in []word) []word {
 		case suffix == "ll":
 			emit(w, stem+" will")
 		case suffix == "d":
-			if hadNext[next] {
+			if hadNext.has(next) {
 				emit(w, stem+" had")
 			} else {
 				emit(w, stem+" would")
 			}
 		case suffix == "s":
 			switch {
-			case hasNext[next]:
+			case hasNext.has(next):
 				emit(w, stem+" has")
-			case sIsWords[stem] || isNext[next]:
+			case sIsWords.has(stem) || isNext.has(next):
 				emit(w, stem+" is")
 			default: // possessive: dropped
 				emit(w, stem)
@@ -451,7 +459,7 @@ func dropFillers(in []word) []word {
 	out := in[:0]
 	for i := 0; i < len(in); i++ {
 		w := in[i]
-		if fillers[w.text] {
+		if fillers.has(w.text) {
 			if i+1 < len(in) && w.brk {
 				in[i+1].brk = true
 			}
@@ -469,7 +477,7 @@ func dropFillers(in []word) []word {
 			i += 3
 			continue
 		}
-		if full, ok := abbreviations[w.text]; ok {
+		if full, ok := abbreviations.get(w.text); ok {
 			w.text = full
 		}
 		if w.text == "per" && i+1 < len(in) && in[i+1].text == "cent" {
@@ -483,9 +491,10 @@ func dropFillers(in []word) []word {
 }
 
 // abbreviations are written out.
-var abbreviations = map[string]string{
-	"dr": "doctor", "mr": "mister", "mrs": "missus", "appt": "appointment", "dept": "department",
-	"approx": "approximately", "apt": "apartment", "info": "information", "ok": "okay",
+var abbreviations = wordMap[string]{
+	{"approx", "approximately"}, {"appt", "appointment"}, {"apt", "apartment"}, {"dept", "department"},
+	{"dr", "doctor"}, {"info", "information"}, {"mr", "mister"}, {"mrs", "missus"},
+	{"ok", "okay"},
 }
 
 // isIDPart reports a word that can sit beside a spoken dash in an ID: a
@@ -494,7 +503,7 @@ func isIDPart(s string) bool {
 	if isSingleLetter(s) || hasDigit(s) {
 		return true
 	}
-	_, ok := numberWords[s]
+	_, ok := numberWords.get(s)
 	return ok || s == "oh"
 }
 
@@ -549,43 +558,47 @@ type numWord struct {
 	ordinal bool
 }
 
-var numberWords = func() map[string]numWord {
-	m := map[string]numWord{}
-	units := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
-	unitOrd := []string{"zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"}
-	for i, u := range units {
-		m[u] = numWord{kind: numUnit, value: uint64(i)}
-		m[unitOrd[i]] = numWord{kind: numUnit, value: uint64(i), ordinal: true}
-	}
-	teens := []string{"ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"}
-	teenOrd := []string{"tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth"}
-	for i, t := range teens {
-		m[t] = numWord{kind: numTeen, value: uint64(10 + i)}
-		m[teenOrd[i]] = numWord{kind: numTeen, value: uint64(10 + i), ordinal: true}
-	}
-	tens := []string{"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
-	tensOrd := []string{"twentieth", "thirtieth", "fortieth", "fiftieth", "sixtieth", "seventieth", "eightieth", "ninetieth"}
-	for i, t := range tens {
-		m[t] = numWord{kind: numTens, value: uint64(20 + 10*i)}
-		m[tensOrd[i]] = numWord{kind: numTens, value: uint64(20 + 10*i), ordinal: true}
-	}
-	m["fourty"] = m["forty"]
-	m["hundred"] = numWord{kind: numHundred, value: 100}
-	m["hundredth"] = numWord{kind: numHundred, value: 100, ordinal: true}
-	scales := []string{"thousand", "million", "billion", "trillion"}
-	v := uint64(1000)
-	for _, s := range scales {
-		m[s] = numWord{kind: numScale, value: v}
-		m[s+"th"] = numWord{kind: numScale, value: v, ordinal: true}
-		v *= 1000
-	}
-	return m
-}()
+var numberWords = wordMap[numWord]{
+	{"billion", numWord{kind: numScale, value: 1000000000}}, {"billionth", numWord{kind: numScale, value: 1000000000, ordinal: true}},
+	{"eight", numWord{kind: numUnit, value: 8}}, {"eighteen", numWord{kind: numTeen, value: 18}},
+	{"eighteenth", numWord{kind: numTeen, value: 18, ordinal: true}}, {"eighth", numWord{kind: numUnit, value: 8, ordinal: true}},
+	{"eightieth", numWord{kind: numTens, value: 80, ordinal: true}}, {"eighty", numWord{kind: numTens, value: 80}},
+	{"eleven", numWord{kind: numTeen, value: 11}}, {"eleventh", numWord{kind: numTeen, value: 11, ordinal: true}},
+	{"fifteen", numWord{kind: numTeen, value: 15}}, {"fifteenth", numWord{kind: numTeen, value: 15, ordinal: true}},
+	{"fifth", numWord{kind: numUnit, value: 5, ordinal: true}}, {"fiftieth", numWord{kind: numTens, value: 50, ordinal: true}},
+	{"fifty", numWord{kind: numTens, value: 50}}, {"first", numWord{kind: numUnit, value: 1, ordinal: true}},
+	{"five", numWord{kind: numUnit, value: 5}}, {"fortieth", numWord{kind: numTens, value: 40, ordinal: true}},
+	{"forty", numWord{kind: numTens, value: 40}}, {"four", numWord{kind: numUnit, value: 4}},
+	{"fourteen", numWord{kind: numTeen, value: 14}}, {"fourteenth", numWord{kind: numTeen, value: 14, ordinal: true}},
+	{"fourth", numWord{kind: numUnit, value: 4, ordinal: true}}, {"fourty", numWord{kind: numTens, value: 40}},
+	{"hundred", numWord{kind: numHundred, value: 100}}, {"hundredth", numWord{kind: numHundred, value: 100, ordinal: true}},
+	{"million", numWord{kind: numScale, value: 1000000}}, {"millionth", numWord{kind: numScale, value: 1000000, ordinal: true}},
+	{"nine", numWord{kind: numUnit, value: 9}}, {"nineteen", numWord{kind: numTeen, value: 19}},
+	{"nineteenth", numWord{kind: numTeen, value: 19, ordinal: true}}, {"ninetieth", numWord{kind: numTens, value: 90, ordinal: true}},
+	{"ninety", numWord{kind: numTens, value: 90}}, {"ninth", numWord{kind: numUnit, value: 9, ordinal: true}},
+	{"one", numWord{kind: numUnit, value: 1}}, {"second", numWord{kind: numUnit, value: 2, ordinal: true}},
+	{"seven", numWord{kind: numUnit, value: 7}}, {"seventeen", numWord{kind: numTeen, value: 17}},
+	{"seventeenth", numWord{kind: numTeen, value: 17, ordinal: true}}, {"seventh", numWord{kind: numUnit, value: 7, ordinal: true}},
+	{"seventieth", numWord{kind: numTens, value: 70, ordinal: true}}, {"seventy", numWord{kind: numTens, value: 70}},
+	{"six", numWord{kind: numUnit, value: 6}}, {"sixteen", numWord{kind: numTeen, value: 16}},
+	{"sixteenth", numWord{kind: numTeen, value: 16, ordinal: true}}, {"sixth", numWord{kind: numUnit, value: 6, ordinal: true}},
+	{"sixtieth", numWord{kind: numTens, value: 60, ordinal: true}}, {"sixty", numWord{kind: numTens, value: 60}},
+	{"ten", numWord{kind: numTeen, value: 10}}, {"tenth", numWord{kind: numTeen, value: 10, ordinal: true}},
+	{"third", numWord{kind: numUnit, value: 3, ordinal: true}}, {"thirteen", numWord{kind: numTeen, value: 13}},
+	{"thirteenth", numWord{kind: numTeen, value: 13, ordinal: true}}, {"thirtieth", numWord{kind: numTens, value: 30, ordinal: true}},
+	{"thirty", numWord{kind: numTens, value: 30}}, {"thousand", numWord{kind: numScale, value: 1000}},
+	{"thousandth", numWord{kind: numScale, value: 1000, ordinal: true}}, {"three", numWord{kind: numUnit, value: 3}},
+	{"trillion", numWord{kind: numScale, value: 1000000000000}}, {"trillionth", numWord{kind: numScale, value: 1000000000000, ordinal: true}},
+	{"twelfth", numWord{kind: numTeen, value: 12, ordinal: true}}, {"twelve", numWord{kind: numTeen, value: 12}},
+	{"twentieth", numWord{kind: numTens, value: 20, ordinal: true}}, {"twenty", numWord{kind: numTens, value: 20}},
+	{"two", numWord{kind: numUnit, value: 2}}, {"zero", numWord{kind: numUnit, value: 0}},
+	{"zeroth", numWord{kind: numUnit, value: 0, ordinal: true}},
+}
 
 // digitWord returns the digit a word spells inside a run of digits: a unit
 // word, "oh"/"o" (zero), or a single raw digit.
 func digitWord(s string) (byte, bool) {
-	if nw, ok := numberWords[s]; ok && nw.kind == numUnit && !nw.ordinal {
+	if nw, ok := numberWords.get(s); ok && nw.kind == numUnit && !nw.ordinal {
 		return byte('0' + nw.value), true
 	}
 	switch s {
@@ -613,7 +626,7 @@ func isPlainDigits(s string) bool {
 // isNumeric reports words that take part in a run of numbers.
 func isNumeric(in []word, i int) bool {
 	s := in[i].text
-	if _, ok := numberWords[s]; ok {
+	if _, ok := numberWords.get(s); ok {
 		return true
 	}
 	if isPlainDigits(s) {
@@ -790,13 +803,13 @@ func numbers(in []word) []token {
 				r.decimal = true
 			case isPlainDigits(s):
 				r.addDigits(s)
-				if i == first && first > 0 && months[in[first-1].text] > 0 && len(s) <= 2 {
+				if i == first && first > 0 && isMonth(in[first-1].text) && len(s) <= 2 {
 					// a day after its month ends the run: "July 25 2012"
 					i++
 					goto done
 				}
 			default:
-				nw, ok := numberWords[s]
+				nw, ok := numberWords.get(s)
 				if !ok {
 					goto done
 				}
@@ -861,14 +874,14 @@ func zeroHere(in []word, i, first int) bool {
 }
 
 func isNumericText(s string) bool {
-	if _, ok := numberWords[s]; ok {
+	if _, ok := numberWords.get(s); ok {
 		return true
 	}
 	return isPlainDigits(s) || s == "oh" || s == "o"
 }
 
 func isSmallNumber(s string) bool {
-	nw, ok := numberWords[s]
+	nw, ok := numberWords.get(s)
 	return ok && (nw.kind == numUnit || nw.kind == numTeen || nw.kind == numTens) && nw.value > 0
 }
 
@@ -880,10 +893,18 @@ func isDecimalDigit(s string) bool {
 }
 
 // Dates.
-var months = map[string]int{
-	"january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
-	"may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
-	"sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+var months = wordMap[int]{
+	{"apr", 4}, {"april", 4}, {"aug", 8}, {"august", 8},
+	{"dec", 12}, {"december", 12}, {"feb", 2}, {"february", 2},
+	{"jan", 1}, {"january", 1}, {"jul", 7}, {"july", 7},
+	{"jun", 6}, {"june", 6}, {"mar", 3}, {"march", 3},
+	{"may", 5}, {"nov", 11}, {"november", 11}, {"oct", 10},
+	{"october", 10}, {"sep", 9}, {"sept", 9}, {"september", 9},
+}
+
+func isMonth(w string) bool {
+	_, ok := months.get(w)
+	return ok
 }
 
 // dayOf reads a day of the month from a number token ("5", "5th").
@@ -904,7 +925,7 @@ func dates(in []token) []token {
 	for i := 0; i < len(in); i++ {
 		t := in[i]
 		m, d, end := 0, 0, i
-		if mo, ok := months[t.text]; ok {
+		if mo, ok := months.get(t.text); ok {
 			j := i + 1
 			if j < len(in) && in[j].text == "the" {
 				j++
@@ -915,12 +936,12 @@ func dates(in []token) []token {
 				}
 			}
 		} else if day, ok := dayOf(t.text); ok && i+2 < len(in) && in[i+1].text == "of" {
-			if mo, ok := months[in[i+2].text]; ok {
+			if mo, ok := months.get(in[i+2].text); ok {
 				m, d, end = mo, day, i+2
 			}
 		} else if ok && i+1 < len(in) && in[i+1].text != "may" {
 			// "25 July" (not "2 may", which is more often a verb)
-			if mo, ok := months[in[i+1].text]; ok {
+			if mo, ok := months.get(in[i+1].text); ok {
 				m, d, end = mo, day, i+1
 			}
 		}

@@ -35,12 +35,12 @@ const (
 
 // speakerNames maps the names a transcript may use, folded to lower case
 // with runs of spaces, '-' and '_' read as one space, to a speaker.
-var speakerNames = map[string]Speaker{
-	"agent": Agent, "assistant": Agent, "bot": Agent, "ai": Agent, "voice agent": Agent,
-	"ai agent": Agent, "representative": Agent, "rep": Agent,
-	"caller": Caller, "customer": Caller, "user": Caller, "patient": Caller, "member": Caller,
-	"client": Caller, "human": Caller,
-	"ivr": IVR, "phone menu": IVR, "phone tree": IVR, "automated system": IVR, "system": IVR,
+var speakerNames = wordMap[Speaker]{
+	{"agent", Agent}, {"ai", Agent}, {"ai agent", Agent}, {"assistant", Agent},
+	{"automated system", IVR}, {"bot", Agent}, {"caller", Caller}, {"client", Caller},
+	{"customer", Caller}, {"human", Caller}, {"ivr", IVR}, {"member", Caller},
+	{"patient", Caller}, {"phone menu", IVR}, {"phone tree", IVR}, {"rep", Agent},
+	{"representative", Agent}, {"system", IVR}, {"user", Caller}, {"voice agent", Agent},
 }
 
 // ParseSpeaker maps a speaker name as a transcript writes it to a Speaker:
@@ -57,7 +57,7 @@ func ParseSpeaker(name string) (s Speaker, ok bool) {
 	key := strings.Join(strings.FieldsFunc(strings.ToLower(strings.TrimSpace(name)), func(r rune) bool {
 		return unicode.IsSpace(r) || r == '-' || r == '_'
 	}), " ")
-	if sp, ok := speakerNames[key]; ok {
+	if sp, ok := speakerNames.get(key); ok {
 		return sp, true
 	}
 	return Speaker(key), false
