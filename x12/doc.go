@@ -45,16 +45,24 @@
 // register elsewhere), segment IDs compared as packed integers and
 // classified by a perfect hash, and only the envelope segments, and the
 // segments the loops depend on (HL, BHT, LS, LE and those that open a
-// loop), are looked into. It records four bytes per transaction set (its
-// ST segment's offset; code, control number, version, guide and segment
-// indexes are read from there when asked for), in a slice sized from the
-// first set. An input of up to 1 MiB gets its segment index and loops in
-// the same pass; a larger one builds nothing per segment (the body of a
-// transaction set is only counted) and gets them the first time something
-// needs them (Segment, or a path that names a loop); until then a path
-// without a loop reads the input in one scan (an ST path reads the parse's
-// own list of transaction sets, ST(n) directly), and through the index
-// after.
+// loop), are looked into. The parse loop carries as little as it can from
+// one segment to the next, since every value it keeps live is one more to
+// spill around its calls: the line break after a terminator is skipped as
+// the segment ends, not by another turn of the loop; a transaction set's
+// segment count is not kept (SE01 is checked against the SE's index less
+// the ST's, plus one); the last segment's end, which only a finding about
+// a missing trailer needs, is found again then; the terminator and the
+// mask window are read from the parser when the masks are refilled. It
+// records four bytes per transaction set (its ST segment's offset; code,
+// control number, version, guide and segment indexes are read from there
+// when asked for), in a slice sized from the first set. An input of up to
+// 1 MiB gets its segment index and loops in the same pass; a larger one
+// builds nothing per segment (the body of a transaction set is only
+// classified, for its envelope segments and, in a guided set, its HLs) and
+// gets them the first time something needs them (Segment, or a path that
+// names a loop); until then a path without a loop reads the input in one
+// scan (an ST path reads the parse's own list of transaction sets, ST(n)
+// directly), and through the index after.
 //
 // The segment index is eight bytes per segment, its start and its
 // innermost loop (sized from a count of terminators); a segment's end is
@@ -62,10 +70,10 @@
 // from the first transaction set. Ordinary segments take the innermost
 // open loop without a call; a loop's last segment is recorded as it stops
 // being the innermost and carried to its ancestors when its transaction
-// set ends, so no second pass over the index is needed. The loop state a
-// segment changes holds no pointers, so indexing does not pay the garbage
-// collector's write barriers. Only segments that can open a loop are
-// looked up in the guide.
+// set ends (with a max, not a branch on the data), so no second pass over
+// the index is needed. The loop state a segment changes holds no pointers,
+// so indexing does not pay the garbage collector's write barriers. Only
+// segments that can open a loop are looked up in the guide.
 //
 // # Repetitions and components
 //
