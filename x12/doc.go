@@ -51,8 +51,8 @@
 // the segment ends, not by another turn of the loop; a transaction set's
 // segment count is not kept (SE01 is checked against the SE's index less
 // the ST's, plus one); the last segment's end, which only a finding about
-// a missing trailer needs, is found again then; the terminator and the
-// mask window are read from the parser when the masks are refilled. It
+// a missing trailer needs, is found again then; the terminator is read
+// from the parser when the masks are refilled. It
 // records four bytes per transaction set (its ST segment's offset; code,
 // control number, version, guide and segment indexes are read from there
 // when asked for), in a slice sized from the first set. An input of up to
