@@ -91,12 +91,51 @@ func decode(spec assert.Spec) (assert.Assertion, error) {
 // encodeQuery writes params in key order, escaping only what a query
 // must (so "ge2024-01-01T00:00:00+01:00" keeps a readable, encoded +).
 func encodeQuery(params url.Values) string {
-	return readableQuery.Replace(params.Encode())
+	return readableQuery(params.Encode())
 }
 
-// readableQuery undoes the escapes a query value does not need, so that
-// details read "code=http://loinc.org|1234-5".
-var readableQuery = strings.NewReplacer("%3A", ":", "%2F", "/", "%7C", "|", "%2C", ",", "%40", "@", "%24", "$")
+// readableQuery undoes the escapes a query value does not need (of ":",
+// "/", "|", ",", "@" and "$"), so that details read
+// "code=http://loinc.org|1234-5". (A loop, not a strings.Replacer: building
+// a Replacer on first use cost more than a criterion's whole decoding.)
+func readableQuery(q string) string {
+	if !strings.Contains(q, "%") {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q))
+	for i := 0; i < len(q); i++ {
+		if q[i] == '%' && i+2 < len(q) {
+			if c, ok := needlessEscape(q[i+1], q[i+2]); ok {
+				b.WriteByte(c)
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
+
+// needlessEscape returns the character %hl escapes, when it is one a query
+// value may hold as it is. url.Values.Encode writes hex digits upper case.
+func needlessEscape(h, l byte) (byte, bool) {
+	switch string([]byte{h, l}) {
+	case "3A":
+		return ':', true
+	case "2F":
+		return '/', true
+	case "7C":
+		return '|', true
+	case "2C":
+		return ',', true
+	case "40":
+		return '@', true
+	case "24":
+		return '$', true
+	}
+	return 0, false
+}
 
 // Kind returns "fhir-resource-state".
 func (a *resourceState) Kind() string { return Kind }
