@@ -513,7 +513,7 @@ func (c *compiler) sortedMembers(at int32) (members []int32, base int) {
 		}
 	}
 	members = c.order[base:]
-	slices.SortFunc(members, func(a, b int32) int { return strings.Compare(t.nodes[a].key, t.nodes[b].key) })
+	slices.SortFunc(members, func(a, b int32) int { return strings.Compare(t.key(a), t.key(b)) })
 	return members, base
 }
 
@@ -556,10 +556,10 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 		if t.nodes[v].kind != jNum {
 			return 0, fail(kw, "must be a non-negative integer")
 		}
-		if k, ok := smallCount(t.nodes[v].s); ok {
+		if k, ok := smallCount(t.sval(v)); ok {
 			return k, nil
 		}
-		r, ok := new(big.Rat).SetString(t.nodes[v].s)
+		r, ok := new(big.Rat).SetString(t.sval(v))
 		if !ok || !r.IsInt() || r.Sign() < 0 {
 			return 0, fail(kw, "must be a non-negative integer")
 		}
@@ -572,7 +572,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 		if t.nodes[v].kind != jNum {
 			return nil, fail(kw, "must be a number")
 		}
-		num := t.nodes[v].s
+		num := t.sval(v)
 		r, ok := new(big.Rat).SetString(num)
 		if !ok {
 			return nil, fail(kw, "%s is not a number this package can compare", num)
@@ -590,10 +590,10 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 		}
 		out := slabOf(&c.strSlab, int(t.nodes[v].n))
 		for i := t.first(v); i < t.nodes[v].end; i = t.next(i) {
-			if t.nodes[i].kind != jStr || slices.Contains(out, t.nodes[i].s) {
+			if t.nodes[i].kind != jStr || slices.Contains(out, t.sval(i)) {
 				return nil, fail(kw, "must be an array of unique strings")
 			}
-			out = append(out, t.nodes[i].s)
+			out = append(out, t.sval(i))
 		}
 		return out, nil
 	}
@@ -608,7 +608,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 	// compilation.
 	keys, base := c.sortedMembers(at)
 	for _, v := range keys {
-		kw := t.nodes[v].key
+		kw := t.key(v)
 		if msg, ok := unsupported(kw); ok {
 			return fail(kw, "%s", msg)
 		}
@@ -629,7 +629,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 		vn := &t.nodes[v]
 		switch kw {
 		case "$schema":
-			if vn.kind != jStr || strings.TrimSuffix(vn.s, "#") != metaSchema2020 {
+			if vn.kind != jStr || strings.TrimSuffix(t.sval(v), "#") != metaSchema2020 {
 				return fail(kw, "only %q is supported", metaSchema2020)
 			}
 		case "$id":
@@ -640,31 +640,31 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 				return fail(kw, "must be a string")
 			}
 		case "$anchor":
-			if vn.kind != jStr || !isAnchorName(vn.s) {
+			if vn.kind != jStr || !isAnchorName(t.sval(v)) {
 				return fail(kw, "must be a plain name (letters, digits, '-', '_', '.'; not starting with a digit)")
 			}
-			if other, dup := c.anchors[vn.s]; dup && other != n {
-				return fail(kw, "anchor %q is defined twice", vn.s)
+			if other, dup := c.anchors[t.sval(v)]; dup && other != n {
+				return fail(kw, "anchor %q is defined twice", t.sval(v))
 			}
 			if c.anchors == nil {
 				c.anchors = map[string]*node{}
 			}
-			c.anchors[vn.s] = n
+			c.anchors[t.sval(v)] = n
 		case "$ref":
 			if vn.kind != jStr {
 				return fail(kw, "must be a string")
 			}
-			if !strings.HasPrefix(vn.s, "#") {
-				return fail(kw, "only references within the same document (starting with '#') are supported, not %q", vn.s)
+			if !strings.HasPrefix(t.sval(v), "#") {
+				return fail(kw, "only references within the same document (starting with '#') are supported, not %q", t.sval(v))
 			}
-			c.pending = append(c.pending, pendingRef{from: n, ref: vn.s})
+			c.pending = append(c.pending, pendingRef{from: n, ref: t.sval(v)})
 		case "$defs":
 			if err := isObject(kw, v); err != nil {
 				return err
 			}
 			defs, base := c.sortedMembers(v)
 			for _, d := range defs {
-				if _, err := sub(kw, d, t.nodes[d].key); err != nil {
+				if _, err := sub(kw, d, t.key(d)); err != nil {
 					return err
 				}
 			}
@@ -672,13 +672,13 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 		case "type":
 			switch vn.kind {
 			case jStr:
-				if !isTypeName(vn.s) {
-					return fail(kw, "unknown type %q", vn.s)
+				if !isTypeName(t.sval(v)) {
+					return fail(kw, "unknown type %q", t.sval(v))
 				}
-				n.types.add(vn.s)
+				n.types.add(t.sval(v))
 			case jArr:
 				for i := t.first(v); i < vn.end; i = t.next(i) {
-					if x := &t.nodes[i]; x.kind != jStr || !n.types.add(x.s) {
+					if t.nodes[i].kind != jStr || !n.types.add(t.sval(i)) {
 						return fail(kw, "must be a type name or an array of unique type names")
 					}
 				}
@@ -719,8 +719,8 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 			if vn.kind != jStr {
 				return fail(kw, "must be a string")
 			}
-			if n.pattern, err = regexp.Compile(vn.s); err != nil {
-				return fail(kw, "%q is not a valid regular expression (Go RE2 syntax): %v", vn.s, err)
+			if n.pattern, err = regexp.Compile(t.sval(v)); err != nil {
+				return fail(kw, "%q is not a valid regular expression (Go RE2 syntax): %v", t.sval(v), err)
 			}
 		case "minimum":
 			n.more().minimum, err = number(kw, v, &n.more().minimumD)
@@ -742,7 +742,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 			props, base := c.sortedMembers(v)
 			n.props = slabOf(&c.propSlab, len(props))
 			for _, p := range props {
-				name := t.nodes[p].key
+				name := t.key(p)
 				s, err := sub(kw, p, name)
 				if err != nil {
 					return err
@@ -756,7 +756,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 			}
 			pats, base := c.sortedMembers(v)
 			for _, p := range pats {
-				src := t.nodes[p].key
+				src := t.key(p)
 				re, err := regexp.Compile(src)
 				if err != nil {
 					return fail(kw, "%q is not a valid regular expression (Go RE2 syntax): %v", src, err)
@@ -787,7 +787,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 				if err != nil {
 					return err
 				}
-				n.more().depRequired = append(n.more().depRequired, dependent{name: t.nodes[d].key, required: req})
+				n.more().depRequired = append(n.more().depRequired, dependent{name: t.key(d), required: req})
 			}
 			c.order = c.order[:base]
 		case "dependentSchemas":
@@ -796,7 +796,7 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 			}
 			deps, base := c.sortedMembers(v)
 			for _, d := range deps {
-				name := t.nodes[d].key
+				name := t.key(d)
 				s, err := sub(kw, d, name)
 				if err != nil {
 					return err

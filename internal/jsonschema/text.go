@@ -41,14 +41,22 @@ type jnode struct {
 	end    int32
 	// n is the number of visible members or items of an object or array,
 	// the index in tree.vals of a jForeign.
-	n   int32
-	key string // the member name, when the parent is an object
-	s   string // the text of a string or number
+	n int32
+	k span // the member name, when the parent is an object
+	v span // the text of a string or number
 }
+
+// span is a string of a tree: text[off:off+n], or unq[-1-off] when off is
+// negative (a string that needed unescaping, or one of CompileValue's). A
+// jnode holds no pointer, so that the slice of them costs the garbage
+// collector nothing.
+type span struct{ off, n int32 }
 
 // tree is a schema document.
 type tree struct {
 	nodes []jnode
+	text  string
+	unq   []string
 	vals  []any // jForeign values
 	// hasRef is set when some object has a "$ref" member: only then does
 	// the compiler need pointers, a table of compiled schemas and the loop
@@ -85,10 +93,11 @@ func parseText(data []byte, open bool) (*tree, bool) {
 		}
 	}
 	t := &tree{nodes: make([]jnode, 0, size)}
-	p := parser{text: string(data), t: t, open: open}
+	t.text = string(data)
+	p := parser{text: t.text, t: t, open: open}
 	p.scratch = p.buf[:0]
 	p.skipSpace()
-	if !p.value(-1, "") {
+	if !p.value(-1, span{}) {
 		return nil, false
 	}
 	p.skipSpace()
@@ -111,12 +120,12 @@ func (p *parser) skipSpace() {
 
 // value reads one value at p.pos into the tree, as a member named key of
 // parent (an item when parent is an array, the root when -1).
-func (p *parser) value(parent int32, key string) bool {
+func (p *parser) value(parent int32, key span) bool {
 	if p.pos >= len(p.text) {
 		return false
 	}
 	idx := int32(len(p.t.nodes))
-	p.t.nodes = append(p.t.nodes, jnode{parent: parent, key: key})
+	p.t.nodes = append(p.t.nodes, jnode{parent: parent, k: key})
 	switch c := p.text[p.pos]; {
 	case c == '{':
 		return p.object(idx)
@@ -127,13 +136,13 @@ func (p *parser) value(parent int32, key string) bool {
 		if !ok {
 			return false
 		}
-		p.t.nodes[idx].kind, p.t.nodes[idx].s = jStr, s
+		p.t.nodes[idx].kind, p.t.nodes[idx].v = jStr, s
 	case c == '-' || c >= '0' && c <= '9':
 		s, ok := p.number()
 		if !ok {
 			return false
 		}
-		p.t.nodes[idx].kind, p.t.nodes[idx].s = jNum, s
+		p.t.nodes[idx].kind, p.t.nodes[idx].v = jNum, s
 	case strings.HasPrefix(p.text[p.pos:], "true"):
 		p.t.nodes[idx].kind = jTrue
 		p.t.schemas++
@@ -179,7 +188,7 @@ func (p *parser) object(idx int32) bool {
 			}
 			p.pos++
 			p.skipSpace()
-			if key == "$ref" {
+			if p.t.str(key) == "$ref" {
 				p.t.hasRef = true
 			}
 			p.scratch = append(p.scratch, int32(len(p.t.nodes)))
@@ -202,7 +211,7 @@ func (p *parser) object(idx int32) bool {
 		}
 	}
 	members := p.scratch[base:]
-	p.t.nodes[idx].n = int32(hideMembers(p.t.nodes, members, p.open))
+	p.t.nodes[idx].n = int32(p.t.hideMembers(members, p.open))
 	p.scratch = p.scratch[:base]
 	p.t.nodes[idx].end = int32(len(p.t.nodes))
 	p.depth--
@@ -211,12 +220,13 @@ func (p *parser) object(idx int32) bool {
 
 // hideMembers marks the members (indexes into nodes) that the decoded
 // object would not have, and returns how many it has.
-func hideMembers(nodes []jnode, members []int32, open bool) int {
+func (t *tree) hideMembers(members []int32, open bool) int {
+	nodes := t.nodes
 	visible := len(members)
 	if len(members) <= 16 {
 		for i, m := range members {
 			for _, later := range members[i+1:] {
-				if nodes[later].key == nodes[m].key {
+				if t.key(later) == t.key(m) {
 					nodes[m].hidden = true
 					visible--
 					break
@@ -226,10 +236,10 @@ func hideMembers(nodes []jnode, members []int32, open bool) int {
 	} else {
 		last := make(map[string]int32, len(members))
 		for _, m := range members {
-			last[nodes[m].key] = m
+			last[t.key(m)] = m
 		}
 		for _, m := range members {
-			if last[nodes[m].key] != m {
+			if last[t.key(m)] != m {
 				nodes[m].hidden = true
 				visible--
 			}
@@ -237,7 +247,7 @@ func hideMembers(nodes []jnode, members []int32, open bool) int {
 	}
 	if open {
 		for _, m := range members {
-			if n := &nodes[m]; !n.hidden && n.kind == jFalse && (n.key == "additionalProperties" || n.key == "unevaluatedProperties") {
+			if n := &nodes[m]; !n.hidden && n.kind == jFalse && (t.key(m) == "additionalProperties" || t.key(m) == "unevaluatedProperties") {
 				n.hidden = true
 				visible--
 			}
@@ -259,7 +269,7 @@ func (p *parser) array(idx int32) bool {
 	} else {
 		for {
 			p.skipSpace()
-			if !p.value(idx, "") {
+			if !p.value(idx, span{}) {
 				return false
 			}
 			n++
@@ -285,7 +295,7 @@ func (p *parser) array(idx int32) bool {
 }
 
 // number reads a number in JSON's grammar and returns its text.
-func (p *parser) number() (string, bool) {
+func (p *parser) number() (span, bool) {
 	s, i := p.text, p.pos
 	digits := func() int {
 		start := i
@@ -300,12 +310,12 @@ func (p *parser) number() (string, bool) {
 	if i < len(s) && s[i] == '0' {
 		i++
 	} else if digits() == 0 {
-		return "", false
+		return span{}, false
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
 		if digits() == 0 {
-			return "", false
+			return span{}, false
 		}
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
@@ -314,10 +324,10 @@ func (p *parser) number() (string, bool) {
 			i++
 		}
 		if digits() == 0 {
-			return "", false
+			return span{}, false
 		}
 	}
-	out := s[p.pos:i]
+	out := span{int32(p.pos), int32(i - p.pos)}
 	p.pos = i
 	return out, true
 }
@@ -326,7 +336,7 @@ func (p *parser) number() (string, bool) {
 // a substring of the text when it has no escape and is printable ASCII,
 // otherwise unescaped as encoding/json does (invalid UTF-8 and lone
 // surrogates become U+FFFD).
-func (p *parser) str() (string, bool) {
+func (p *parser) str() (span, bool) {
 	s := p.text
 	start := p.pos + 1
 	i := start
@@ -334,7 +344,7 @@ func (p *parser) str() (string, bool) {
 		c := s[i]
 		if c == '"' {
 			p.pos = i + 1
-			return s[start:i], true
+			return span{int32(start), int32(i - start)}, true
 		}
 		if c == '\\' || c < 0x20 || c >= 0x80 {
 			break
@@ -348,36 +358,55 @@ func (p *parser) str() (string, bool) {
 		case c == '"':
 			out, ok := unquote(s[start:i])
 			p.pos = i + 1
-			return out, ok
+			return p.t.keep(out), ok
 		case c < 0x20:
-			return "", false
+			return span{}, false
 		case c == '\\':
 			i++
 			if i >= len(s) {
-				return "", false
+				return span{}, false
 			}
 			switch s[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i++
 			case 'u':
 				if i+5 > len(s) {
-					return "", false
+					return span{}, false
 				}
 				for _, h := range []byte(s[i+1 : i+5]) {
 					if !isHex(h) {
-						return "", false
+						return span{}, false
 					}
 				}
 				i += 5
 			default:
-				return "", false
+				return span{}, false
 			}
 		default:
 			i++
 		}
 	}
-	return "", false
+	return span{}, false
 }
+
+// keep stores a string that is not a substring of the text.
+func (t *tree) keep(s string) span {
+	t.unq = append(t.unq, s)
+	return span{off: -int32(len(t.unq))}
+}
+
+// str returns the string sp names.
+func (t *tree) str(sp span) string {
+	if sp.off < 0 {
+		return t.unq[-1-sp.off]
+	}
+	return t.text[sp.off : sp.off+sp.n]
+}
+
+// key returns the member name of the value at i; sval the text of the
+// string or number at i.
+func (t *tree) key(i int32) string  { return t.str(t.nodes[i].k) }
+func (t *tree) sval(i int32) string { return t.str(t.nodes[i].v) }
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
@@ -449,13 +478,13 @@ func hex4(s string) rune {
 // into a tree; Go values that are no JSON value become jForeign.
 func fromValue(v any) *tree {
 	t := &tree{}
-	t.add(-1, "", v)
+	t.add(-1, span{}, v)
 	return t
 }
 
-func (t *tree) add(parent int32, key string, v any) {
+func (t *tree) add(parent int32, key span, v any) {
 	idx := int32(len(t.nodes))
-	t.nodes = append(t.nodes, jnode{parent: parent, key: key})
+	t.nodes = append(t.nodes, jnode{parent: parent, k: key})
 	n := &t.nodes[idx]
 	switch x := v.(type) {
 	case nil:
@@ -467,13 +496,13 @@ func (t *tree) add(parent int32, key string, v any) {
 		}
 		t.schemas++
 	case json.Number:
-		n.kind, n.s = jNum, string(x)
+		n.kind, n.v = jNum, t.keep(string(x))
 	case string:
-		n.kind, n.s = jStr, x
+		n.kind, n.v = jStr, t.keep(x)
 	case []any:
 		n.kind, n.n = jArr, int32(len(x))
 		for _, item := range x {
-			t.add(idx, "", item)
+			t.add(idx, span{}, item)
 		}
 	case map[string]any:
 		n.kind, n.n = jObj, int32(len(x))
@@ -482,7 +511,7 @@ func (t *tree) add(parent int32, key string, v any) {
 			if k == "$ref" {
 				t.hasRef = true
 			}
-			t.add(idx, k, item)
+			t.add(idx, t.keep(k), item)
 		}
 	default:
 		n.kind, n.n = jForeign, int32(len(t.vals))
@@ -499,7 +528,7 @@ func (t *tree) next(i int32) int32    { return t.nodes[i].end }
 // member returns the visible member of the object at idx named key.
 func (t *tree) member(idx int32, key string) (int32, bool) {
 	for i := t.first(idx); i < t.nodes[idx].end; i = t.next(i) {
-		if !t.nodes[i].hidden && t.nodes[i].key == key {
+		if !t.nodes[i].hidden && t.key(i) == key {
 			return i, true
 		}
 	}
@@ -557,9 +586,9 @@ func (t *tree) value(i int32) any {
 	case jTrue:
 		return true
 	case jNum:
-		return json.Number(n.s)
+		return json.Number(t.sval(i))
 	case jStr:
-		return n.s
+		return t.sval(i)
 	case jArr:
 		out := make([]any, 0, n.n)
 		for c := t.first(i); c < n.end; c = t.next(c) {
@@ -570,7 +599,7 @@ func (t *tree) value(i int32) any {
 		out := make(map[string]any, n.n)
 		for c := t.first(i); c < n.end; c = t.next(c) {
 			if !t.nodes[c].hidden {
-				out[t.nodes[c].key] = t.value(c)
+				out[t.key(c)] = t.value(c)
 			}
 		}
 		return out
@@ -593,7 +622,7 @@ func (t *tree) pointer(i int32) string {
 		}
 		tok = strconv.Itoa(k)
 	} else {
-		tok = escapeToken(t.nodes[i].key)
+		tok = escapeToken(t.key(i))
 	}
 	return t.pointer(parent) + "/" + tok
 }
