@@ -40,6 +40,31 @@ func (f *Field) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// ParseFields decodes a JSON array of field assertions as json.Unmarshal
+// into a []Field does (null or absent: nil; [] : empty), without the
+// reflection: a kind's decoder runs once per criterion, often in a fresh
+// process where encoding/json's first decode of a type is most of the cost.
+func ParseFields(list json.RawMessage) ([]Field, error) {
+	arr := gjson.ParseBytes(list)
+	if !arr.IsArray() {
+		if len(list) == 0 || arr.Type == gjson.Null {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("field assertions must be a list, not %.40s", list)
+	}
+	out := []Field{}
+	var err error
+	arr.ForEach(func(_, v gjson.Result) bool {
+		var f Field
+		if err = f.UnmarshalJSON([]byte(v.Raw)); err != nil {
+			return false
+		}
+		out = append(out, f)
+		return true
+	})
+	return out, err
+}
+
 // ParseExpected decodes an expected value as field assertions hold it: a
 // string, a json.Number (as written), a bool, or nil (also for an absent
 // value). Objects and arrays are errors. Kinds use it for correlate_by

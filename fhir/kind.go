@@ -54,7 +54,7 @@ type resourceState struct {
 
 func decode(spec assert.Spec) (assert.Assertion, error) {
 	obj := gjson.ParseBytes(spec)
-	fields, err := specjson.Fields(specjson.Member(obj, "fields"))
+	fields, err := check.ParseFields([]byte(specjson.Member(obj, "fields").Raw))
 	if err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ type correlation struct {
 
 func decode(spec assert.Spec) (assert.Assertion, error) {
 	obj := gjson.ParseBytes(spec)
-	fields, err := specjson.Fields(specjson.Member(obj, "fields"))
+	fields, err := check.ParseFields([]byte(specjson.Member(obj, "fields").Raw))
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ type correlation struct {
 
 func decode(spec assert.Spec) (assert.Assertion, error) {
 	obj := gjson.ParseBytes(spec)
-	assertions, err := specjson.Fields(specjson.Member(obj, "assertions"))
+	assertions, err := check.ParseFields([]byte(specjson.Member(obj, "assertions").Raw))
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,6 @@
 package specjson
 
-import (
-	"github.com/tidwall/gjson"
-
-	"github.com/assaykit/assay/check"
-)
+import "github.com/tidwall/gjson"
 
 // Member returns the value of obj's member key (its last occurrence), or a
 // Result that does not exist.
@@ -44,23 +40,4 @@ func Strings(arr gjson.Result) []string {
 		return true
 	})
 	return out
-}
-
-// Fields decodes a list of field assertions ({"path", "expected"}) as
-// check.Field's UnmarshalJSON does each.
-func Fields(arr gjson.Result) ([]check.Field, error) {
-	if !arr.IsArray() {
-		return nil, nil
-	}
-	out := []check.Field{}
-	var err error
-	arr.ForEach(func(_, v gjson.Result) bool {
-		var f check.Field
-		if err = f.UnmarshalJSON([]byte(v.Raw)); err != nil {
-			return false
-		}
-		out = append(out, f)
-		return true
-	})
-	return out, err
 }
