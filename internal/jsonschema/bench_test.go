@@ -105,10 +105,10 @@ func kindSchemaByName(b *testing.B, kind string) ([]byte, bool) {
 	return nil, false
 }
 
-// BenchmarkCompileKind compiles each kind's schema (strict) from its text,
-// the way assert.NewValidator does: "decode" is json.Valid, a decode with
-// UseNumber and CompileValue (the caller's path before CompileText),
-// "text" is Compile.
+// BenchmarkCompileKind compiles each kind's schema from its text: "decode"
+// is json.Valid, a decode with UseNumber and CompileValue (the path of
+// assert.NewValidator before Compile read text itself), "text" is Compile,
+// "open" CompileOpen (assert's lenient mode).
 func BenchmarkCompileKind(b *testing.B) {
 	for _, s := range repoSchemas(b) {
 		kind, ok := strings.CutPrefix(s.name, "kind ")
@@ -139,6 +139,15 @@ func BenchmarkCompileKind(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := jsonschema.Compile(src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(kind+"/open", func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := jsonschema.CompileOpen(src); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -124,6 +124,7 @@ const (
 type node struct {
 	loc     string // JSON pointer of the schema in its document, when it has references
 	boolean uint8  // boolTrue or boolFalse for a boolean schema, 0 for an object
+	mark    uint8  // checkLoops' state
 
 	hasConst      bool
 	hasAddProps   bool
@@ -331,7 +332,7 @@ func compileTree(t *tree) (*Schema, error) {
 	c.order = c.orderBuf[:0]
 	c.slab = make([]node, t.schemas)
 	if c.refs {
-		c.nodes = map[string]*node{}
+		c.nodes = make(map[string]*node, t.schemas)
 	}
 	root, err := c.compile("", 0)
 	if err != nil {
@@ -573,7 +574,13 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 			return nil, fail(kw, "must be a number")
 		}
 		num := t.sval(v)
-		r, ok := new(big.Rat).SetString(num)
+		var r *big.Rat
+		ok := true
+		if k, small := smallCount(num); small {
+			r = new(big.Rat).SetInt64(int64(k))
+		} else {
+			r, ok = new(big.Rat).SetString(num)
+		}
 		if !ok {
 			return nil, fail(kw, "%s is not a number this package can compare", num)
 		}
@@ -891,18 +898,17 @@ func constMessage(v any) string {
 
 // checkLoops rejects schemas whose in-place applicators ($ref, allOf, anyOf,
 // oneOf, not, if/then/else, dependentSchemas) lead back to a schema without
-// moving into the instance: validating with them would never end.
+// moving into the instance: validating with them would never end. It
+// keeps its state in the nodes' mark (all nodes start unmarked).
 func checkLoops(root *node) error {
 	const (
-		unvisited = iota
-		active
-		done
+		active = 1 << iota // on the current walk of in-place edges
+		done               // its in-place edges are checked
+		seen               // queued for the walk over every edge
 	)
-	state := map[*node]int{}
-	var visit func(n *node) error
-	var children func(n *node) []*node
-	inPlace := func(n *node) []*node {
-		var out []*node
+	var buf []*node
+	// inPlace appends n's in-place subschemas to out.
+	inPlace := func(out []*node, n *node) []*node {
 		if n.ref != nil {
 			out = append(out, n.ref)
 		}
@@ -913,7 +919,7 @@ func checkLoops(root *node) error {
 		if r == nil {
 			return out
 		}
-		for _, x := range []*node{r.not, r.ifS, r.thenS, r.elseS} {
+		for _, x := range [...]*node{r.not, r.ifS, r.thenS, r.elseS} {
 			if x != nil {
 				out = append(out, x)
 			}
@@ -923,12 +929,12 @@ func checkLoops(root *node) error {
 		}
 		return out
 	}
-	children = func(n *node) []*node {
-		var out []*node
+	// children appends the subschemas that apply to members or items.
+	children := func(out []*node, n *node) []*node {
 		for _, p := range n.props {
 			out = append(out, p.node)
 		}
-		for _, x := range []*node{n.addProps, n.items} {
+		for _, x := range [...]*node{n.addProps, n.items} {
 			if x != nil {
 				out = append(out, x)
 			}
@@ -941,7 +947,7 @@ func checkLoops(root *node) error {
 			out = append(out, p.node)
 		}
 		out = append(out, r.prefixItems...)
-		for _, x := range []*node{r.propNames, r.contains, r.unevalProps, r.unevalItems} {
+		for _, x := range [...]*node{r.propNames, r.contains, r.unevalProps, r.unevalItems} {
 			if x != nil {
 				out = append(out, x)
 			}
@@ -950,36 +956,42 @@ func checkLoops(root *node) error {
 	}
 	// Loops through in-place edges only; child edges start a fresh walk.
 	var stack []*node
+	var visit func(n *node) error
 	visit = func(n *node) error {
-		switch state[n] {
-		case active:
+		switch {
+		case n.mark&active != 0:
 			return errAt(n.loc, "", "references loop without consuming any of the instance (%s)", loopPath(stack, n))
-		case done:
+		case n.mark&done != 0:
 			return nil
 		}
-		state[n] = active
+		n.mark |= active
 		stack = append(stack, n)
-		for _, x := range inPlace(n) {
-			if err := visit(x); err != nil {
+		base := len(buf)
+		buf = inPlace(buf, n)
+		for k := base; k < len(buf); k++ {
+			if err := visit(buf[k]); err != nil {
 				return err
 			}
 		}
+		buf = buf[:base]
 		stack = stack[:len(stack)-1]
-		state[n] = done
+		n.mark = n.mark&^active | done
 		return nil
 	}
 	// Every compiled node reachable from the root, through any edge.
-	seen := map[*node]bool{root: true}
+	root.mark |= seen
 	queue := []*node{root}
+	var next []*node
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
 		if err := visit(n); err != nil {
 			return err
 		}
-		for _, x := range append(inPlace(n), children(n)...) {
-			if !seen[x] {
-				seen[x] = true
+		next = children(inPlace(next[:0], n), n)
+		for _, x := range next {
+			if x.mark&seen == 0 {
+				x.mark |= seen
 				queue = append(queue, x)
 			}
 		}
