@@ -119,8 +119,9 @@ const (
 )
 
 // node is one compiled schema object (or boolean schema). The keywords
-// most schemas use are fields of it; the others are in rare, allocated only
-// for a schema that uses one of them, so that the common node stays small.
+// most schemas use are fields of it; the others are in rare and bounds,
+// each allocated only for a schema that uses one of them, so that the
+// common node stays small.
 type node struct {
 	loc     string // JSON pointer of the schema in its document, when it has references
 	boolean uint8  // boolTrue or boolFalse for a boolean schema, 0 for an object
@@ -149,7 +150,8 @@ type node struct {
 	anyOf []*node
 	oneOf []*node
 
-	x *rare
+	x   *rare
+	num *bounds
 }
 
 // rare holds the keywords few schemas use.
@@ -164,10 +166,6 @@ type rare struct {
 	contains                 *node
 	minContains, maxContains int
 
-	minimum, exclusiveMinimum, maximum, exclusiveMaximum, multipleOf *big.Rat
-	// the bounds again, for comparisons without arithmetic
-	minimumD, exclusiveMinimumD, maximumD, exclusiveMaximumD decimal
-
 	not   *node
 	ifS   *node
 	thenS *node
@@ -175,6 +173,21 @@ type rare struct {
 
 	unevalProps *node
 	unevalItems *node
+}
+
+// bounds holds the numeric keywords.
+type bounds struct {
+	minimum, exclusiveMinimum, maximum, exclusiveMaximum, multipleOf *big.Rat
+	// the bounds again, for comparisons without arithmetic
+	minimumD, exclusiveMinimumD, maximumD, exclusiveMaximumD decimal
+}
+
+// bounds returns n's numeric keywords, allocated on first use.
+func (n *node) bounds() *bounds {
+	if n.num == nil {
+		n.num = &bounds{}
+	}
+	return n.num
 }
 
 // more returns n's rare keywords, allocated on first use.
@@ -730,16 +743,16 @@ func (c *compiler) compileObject(n *node, ptr string, at int32) (err error) {
 				return fail(kw, "%q is not a valid regular expression (Go RE2 syntax): %v", t.sval(v), err)
 			}
 		case "minimum":
-			n.more().minimum, err = number(kw, v, &n.more().minimumD)
+			n.bounds().minimum, err = number(kw, v, &n.bounds().minimumD)
 		case "maximum":
-			n.more().maximum, err = number(kw, v, &n.more().maximumD)
+			n.bounds().maximum, err = number(kw, v, &n.bounds().maximumD)
 		case "exclusiveMinimum":
-			n.more().exclusiveMinimum, err = number(kw, v, &n.more().exclusiveMinimumD)
+			n.bounds().exclusiveMinimum, err = number(kw, v, &n.bounds().exclusiveMinimumD)
 		case "exclusiveMaximum":
-			n.more().exclusiveMaximum, err = number(kw, v, &n.more().exclusiveMaximumD)
+			n.bounds().exclusiveMaximum, err = number(kw, v, &n.bounds().exclusiveMaximumD)
 		case "multipleOf":
-			n.more().multipleOf, err = number(kw, v, nil)
-			if err == nil && n.more().multipleOf.Sign() <= 0 {
+			n.bounds().multipleOf, err = number(kw, v, nil)
+			if err == nil && n.bounds().multipleOf.Sign() <= 0 {
 				return fail(kw, "must be greater than 0")
 			}
 		case "properties":

@@ -695,8 +695,8 @@ func (st *state) validateArray(n *node, v []any, ev *evaluated) {
 }
 
 func (st *state) validateNumber(n *node, v any) {
-	x := n.r()
-	if x.minimum == nil && x.exclusiveMinimum == nil && x.maximum == nil && x.exclusiveMaximum == nil && x.multipleOf == nil {
+	x := n.num
+	if x == nil {
 		return
 	}
 	d, ok := decimalOf(v)
