@@ -345,7 +345,7 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 		return false
 	}
 	if n.types != 0 && !n.types.matches(vType, v) {
-		st.failf("type", func() string { return fmt.Sprintf("expected %s, but got %s", n.types, vType) })
+		st.failf("type", func() string { return "expected " + n.types.String() + ", but got " + vType })
 		return false
 	}
 	if n.hasConst && !equals(v, n.constV) {
