@@ -14,9 +14,10 @@
 // hello-world run. Linked in, it alone broke the budget however lazily assay
 // compiled its own schemas. This package has no package init at all (no
 // package-level maps or regular expressions). It also compiles the
-// repository's schemas about 25x faster (0.9 ms and 1,900 allocations
-// against 24 ms and 112,000 for all 40 of them; a kind's schema in 2 to
-// 11 µs and about 10 allocations) and validates a typical criterion about
+// repository's schemas about 25x faster (under 1 ms and 1,900 allocations
+// against 24 ms and 112,000 for all 40 of them; a kind's schema in 3 to 14
+// µs and 10 allocations, 49 for the one with a pattern, on a busy 2-core
+// machine) and validates a typical criterion about
 // 5x faster (3 µs and 2 allocations against 15 µs and 126) than
 // jsonschema/v5: see BenchmarkCompileAll, BenchmarkCompileKind and
 // BenchmarkValidateCriterion.
@@ -76,8 +77,10 @@
 // # What is a compile error
 //
 // A *CompileError, naming the keyword and the JSON pointer of its schema
-// object, for: text that is not one JSON value; a schema that is neither an
-// object nor a boolean; a keyword whose value has the wrong shape (what the
+// object, for: text that is not one JSON value (its Syntax field then holds
+// what encoding/json's Unmarshal says of the text, for callers that word
+// the error themselves); a schema that is neither an object nor a
+// boolean; a keyword whose value has the wrong shape (what the
 // 2020-12 metaschema would reject: "type": "text", "minLength": -1,
 // "multipleOf": 0, "required": "a", a title that is no string, ...); a
 // pattern or patternProperties key Go's regexp cannot compile; a $ref that
