@@ -1,7 +1,6 @@
 package assert
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,27 +68,19 @@ type Validator struct {
 // first, so unknown keys pass (the forward-compatible mode of
 // AllowUnknownKeys).
 func NewValidator(name string, schema []byte, lenient bool) (*Validator, error) {
-	if !json.Valid(schema) {
-		var doc any
-		err := json.Unmarshal(schema, &doc)
-		if err == nil {
-			err = errors.New("empty input")
-		}
-		return nil, fmt.Errorf("assert: schema %q is not JSON: %w", name, err)
-	}
-	// Decoded once, as the compiler reads it (numbers exact): decoding the
-	// text twice was most of a schema's compilation.
-	dec := json.NewDecoder(bytes.NewReader(schema))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("assert: schema %q is not JSON: %w", name, err)
-	}
+	// Compiled from the text, not from a decoded value: decoding the text
+	// with encoding/json was most of a schema's compilation, and kinds'
+	// schemas compile once per process, often a short one.
+	compile := jsonschema.Compile
 	if lenient {
-		doc = jsonschema.OpenObjects(doc)
+		compile = jsonschema.CompileOpen
 	}
-	s, err := jsonschema.CompileValue(doc)
+	s, err := compile(schema)
 	if err != nil {
+		var ce *jsonschema.CompileError
+		if errors.As(err, &ce) && ce.Syntax != nil {
+			return nil, fmt.Errorf("assert: schema %q is not JSON: %w", name, ce.Syntax)
+		}
 		return nil, fmt.Errorf("assert: schema %q: %w", name, err)
 	}
 	return &Validator{schema: s, source: append(json.RawMessage(nil), schema...)}, nil
