@@ -1,10 +1,5 @@
 package voice
 
-import (
-	"slices"
-	"strings"
-)
-
 // The word lists of normalisation and matching are sorted slices of
 // constants, not map literals: a slice of constants is data in the binary,
 // while a map literal is built by code that runs when any program importing
@@ -15,8 +10,8 @@ import (
 type wordSet []string
 
 func (s wordSet) has(w string) bool {
-	_, ok := slices.BinarySearch(s, w)
-	return ok
+	i := search(len(s), func(i int) bool { return s[i] >= w })
+	return i < len(s) && s[i] == w
 }
 
 // wordMap is a list of words with a value each, sorted by word.
@@ -28,10 +23,25 @@ type wordEntry[V any] struct {
 }
 
 func (m wordMap[V]) get(w string) (V, bool) {
-	i, ok := slices.BinarySearchFunc(m, w, func(e wordEntry[V], w string) int { return strings.Compare(e.word, w) })
-	if !ok {
-		var zero V
-		return zero, false
+	if i := search(len(m), func(i int) bool { return m[i].word >= w }); i < len(m) && m[i].word == w {
+		return m[i].value, true
 	}
-	return m[i].value, true
+	var zero V
+	return zero, false
+}
+
+// search is sort.Search, written out so that the compiler inlines it and
+// its predicate into each lookup: normalising a transcript looks up every
+// word in several lists.
+func search(n int, atOrAfter func(int) bool) int {
+	lo, hi := 0, n
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if !atOrAfter(h) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo
 }
