@@ -8,8 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/specjson"
 )
 
 // Kind is the discriminator of the X12 response assertion.
@@ -63,20 +66,16 @@ type correlation struct {
 }
 
 func decode(spec assert.Spec) (assert.Assertion, error) {
-	var raw struct {
-		Transaction *string                    `json:"transaction"`
-		CorrelateBy map[string]json.RawMessage `json:"correlate_by"`
-		Fields      []check.Field              `json:"fields"`
-	}
-	if err := json.Unmarshal(spec, &raw); err != nil {
+	obj := gjson.ParseBytes(spec)
+	fields, err := check.ParseFields([]byte(specjson.Member(obj, "fields").Raw))
+	if err != nil {
 		return nil, err
 	}
-	r := &response{fields: raw.Fields, paths: make([]Path, len(raw.Fields)), keys: make([]correlation, 0, len(raw.CorrelateBy))}
-	if raw.Transaction != nil {
-		r.transaction = *raw.Transaction
-	}
+	correlateBy := specjson.Object(specjson.Member(obj, "correlate_by"))
+	r := &response{fields: fields, paths: make([]Path, len(fields)), keys: make([]correlation, 0, len(correlateBy))}
+	r.transaction = specjson.Member(obj, "transaction").String()
 	var viols []assert.Violation
-	for i, f := range raw.Fields {
+	for i, f := range fields {
 		p, err := ParsePath(f.Path)
 		if err != nil {
 			viols = append(viols, assert.Violation{Pointer: assert.IndexPointer("/fields", i) + "/path", Message: err.Error()})
@@ -86,8 +85,8 @@ func decode(spec assert.Spec) (assert.Assertion, error) {
 	if len(viols) > 0 {
 		return nil, &assert.SpecError{Kind: Kind, Violations: viols}
 	}
-	for k, v := range raw.CorrelateBy {
-		val, err := check.ParseExpected(v)
+	for k, v := range correlateBy {
+		val, err := check.ParseExpected([]byte(v.Raw))
 		if err != nil {
 			return nil, err
 		}
