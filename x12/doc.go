@@ -73,7 +73,12 @@
 // set ends (with a max, not a branch on the data), so no second pass over
 // the index is needed. The loop state a segment changes holds no pointers,
 // so indexing does not pay the garbage collector's write barriers. Only
-// segments that can open a loop are looked up in the guide.
+// segments that can open a loop are looked up in the guide, and, where no
+// LS is open, what one opens is read from a table made when the package
+// loads, by the innermost open loop's definition (the open loops are
+// always that definition's ancestors), rather than searched for through
+// the open loops; qualifiers (the 278) and siblings that share a segment
+// are still searched.
 //
 // # Repetitions and components
 //

@@ -623,7 +623,8 @@ func (ix *indexer) assign(i int32, id uint32, c uint8, start, end int) (loop int
 		ix.ls = -1
 	default:
 		if c&clsOpens != 0 {
-			return ix.opener(i, id, start, end), true
+			_, op := classOp(id)
+			return ix.opener(i, id, op, start, end), true
 		}
 	}
 	inst := ix.open[ix.nopen-1].inst
@@ -666,11 +667,38 @@ func (ix *indexer) openHL(i int32, start, end int) (loop int32, ok bool) {
 // open loop. Within an open loop it opens the first of its children, in
 // the guide's order, not before the one last opened (else the first).
 // Only the 278 has loops that qualifiers select; an open loop with such
-// children is left to triggerQual.
-func (ix *indexer) opener(i int32, id uint32, start, end int) int32 {
+// children is left to triggerQual. op is id's index in loopSegs
+// (classOp): where no LS is open, the outcome of the search is looked up
+// in openSteps.
+func (ix *indexer) opener(i int32, id uint32, op uint8, start, end int) int32 {
 	if ix.nopen == 0 {
 		return -1 // the header, before the first HL
 	}
+	if ix.ls < 0 {
+		// Without an open LS, what search finds depends only on the
+		// innermost open loop's definition and the segment (openSteps).
+		st := openSteps[ix.open[(ix.nopen-1)&(int32(len(ix.open))-1)].def][op&(maxOpeners-1)]
+		if d := ix.nopen - 1 - int32(st.up); st.kind == stepOpen && d >= 0 && d+1 < int32(len(ix.open)) {
+			// openIn, written out here.
+			o := &ix.open[d]
+			o.lastChild = int32(st.kid)
+			k := &kidsOf[o.def].kids[st.kid&(maxKids-1)]
+			inst := ix.newLoop(k.name, o.inst, i)
+			ix.open[d+1] = openLoop{def: k.def, inst: inst}
+			ix.nopen = d + 2
+			return inst
+		} else if st.kind == stepInner {
+			inst := ix.open[(ix.nopen-1)&(int32(len(ix.open))-1)].inst
+			ix.setCur(inst, i)
+			return inst
+		}
+	}
+	return ix.search(i, id, start, end)
+}
+
+// search is opener's search through the open loops, innermost first, for
+// one with a child that segment i, data[start:end], opens.
+func (ix *indexer) search(i int32, id uint32, start, end int) int32 {
 	for d := ix.nopen - 1; d >= 0; d-- {
 		o := &ix.open[d]
 		dk := &kidsOf[o.def]
@@ -848,6 +876,9 @@ const (
 type idSlot struct {
 	id    uint32
 	class uint8
+	// op is the identifier's index in loopSegs when it opens loops
+	// (clsOpens), for openSteps.
+	op uint8
 }
 
 // idTable holds the identifiers that have a class, each in the slot its
@@ -890,6 +921,9 @@ func fillIDTable(t *[128]idSlot, classes map[uint32]uint8, m uint32) (uint32, bo
 			return m, false
 		}
 		*e = idSlot{id: id, class: c}
+		if k := slices.Index(loopSegs, id); k >= 0 {
+			e.op = uint8(k)
+		}
 	}
 	return m, true
 }
@@ -903,6 +937,92 @@ func classOf(id uint32) uint8 {
 	}
 	return 0
 }
+
+// classOp returns the class bits of a packed segment identifier, as
+// classOf does, and for one that opens loops its index in loopSegs.
+func classOp(id uint32) (class, op uint8) {
+	e := &idTable[(id*idMul)>>25]
+	if e.id == id {
+		return e.class, e.op
+	}
+	return 0, 0
+}
+
+// openStep is what a segment that opens loops (clsOpens) does when no LS
+// is open, by the innermost open loop's definition: the open loops are
+// always that definition and its ancestors in its guide (a loop opens
+// nested in an open one, and an HL empties the list), so the search
+// opener makes through them can be made once, when the package loads.
+type openStep struct {
+	kind uint8 // stepInner, stepOpen or stepSearch
+	up   uint8 // stepOpen: the level it opens in, counted out from the innermost
+	kid  uint8 // stepOpen: the loop it opens, in kidsOf of that level's definition
+}
+
+const (
+	// stepInner: no open loop has a child it opens; the segment belongs
+	// to the innermost.
+	stepInner = iota
+	// stepOpen: it opens kid in the open loop up levels out.
+	stepOpen
+	// stepSearch: qualifiers, or siblings that share the segment, decide
+	// (opener).
+	stepSearch
+)
+
+// maxOpeners bounds len(loopSegs).
+const maxOpeners = 8
+
+// openSteps is indexed like loopDefs, then by an identifier's index in
+// loopSegs.
+var openSteps = func() [][maxOpeners]openStep {
+	if len(loopSegs) > maxOpeners {
+		panic("x12: more than maxOpeners segments open loops")
+	}
+	parent := make([]uint16, len(loopDefs))
+	for i := range kidsOf {
+		for _, k := range kidsOf[i].kids[:kidsOf[i].n] {
+			if parent[k.def] != 0 {
+				panic("x12: a loop definition is nested in two others")
+			}
+			parent[k.def] = uint16(i)
+		}
+	}
+	out := make([][maxOpeners]openStep, len(loopDefs))
+	for d := range out {
+		for op, id := range loopSegs {
+			st := openStep{kind: stepInner}
+		levels:
+			for cur, up := d, 0; ; cur, up = int(parent[cur]), up+1 {
+				dk := &kidsOf[cur]
+				if dk.qual {
+					st = openStep{kind: stepSearch}
+					break
+				}
+				found := -1
+				for ci, k := range dk.kids[:dk.n] {
+					if k.segID != id || k.inLS {
+						continue
+					}
+					if found >= 0 {
+						st = openStep{kind: stepSearch}
+						break levels
+					}
+					found = ci
+				}
+				if found >= 0 {
+					st = openStep{kind: stepOpen, up: uint8(up), kid: uint8(found)}
+					break
+				}
+				if parent[cur] == 0 {
+					break
+				}
+			}
+			out[d][op] = st
+		}
+	}
+	return out
+}()
 
 func member(s string, set []string) bool {
 	for _, v := range set {

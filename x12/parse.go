@@ -740,7 +740,7 @@ func (p *parser) run(pos int) {
 			} else {
 				id = packIDSlow(t, sep)
 			}
-			if c := classOf(id); c&clsEnvelope == 0 {
+			if c, op := classOp(id); c&clsEnvelope == 0 {
 				p.lastStart = pos
 				if ix != nil {
 					if c == 0 || guide == guideNone {
@@ -752,7 +752,7 @@ func (p *parser) run(pos int) {
 						ix.sep = sep
 						loop, ok := int32(0), true
 						if c&clsOpens != 0 {
-							loop = ix.opener(n, id, pos, end)
+							loop = ix.opener(n, id, op, pos, end)
 						} else if id == idHL {
 							loop, ok = ix.openHL(n, pos, end)
 						} else {
