@@ -41,7 +41,7 @@
 // # Speed
 //
 // Parse is one pass over the input: segment terminators are found from
-// masks of 64-byte blocks, marked 4 KiB at a time (SSE2 on amd64, eight
+// masks of 64-byte blocks, marked 1 KiB at a time (SSE2 on amd64, eight
 // bytes at a time in a register elsewhere), segment IDs compared as packed integers and
 // classified by a perfect hash, and only the envelope segments, and the
 // segments the loops depend on (HL, BHT, LS, LE and those that open a
