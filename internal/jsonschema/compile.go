@@ -308,6 +308,10 @@ func CompileOpen(schema []byte) (*Schema, error) {
 }
 
 func compileText(schema []byte, open bool) (*Schema, error) {
+	if len(schema) > math.MaxInt32 {
+		// The tree addresses the text with int32 offsets.
+		return nil, &CompileError{Message: "schema is larger than 2 GiB"}
+	}
 	t, ok := parseText(schema, open)
 	if !ok {
 		return nil, notJSON(schema)
