@@ -198,7 +198,9 @@ func scan(ctx context.Context, src Source, t *Trace, p *Pattern, ev *PatternEvid
 	n, err := scanCommands(ctx, t, p, runes, &out, stopAtFirst, &stop)
 	switch {
 	case err == nil:
-	case errors.Is(err, ErrPatternBudget):
+	case stop.Load() || errors.Is(err, ErrPatternBudget):
+		// The budget ran out, perhaps during a match that then hit
+		// MatchTimeout: the budget is what stopped the check.
 		return 0, fmt.Errorf("matching %s against %s took longer than %s: %w", quote(p.text), commandsWord(len(t.Commands)), budget, ErrPatternBudget)
 	case ctx.Err() != nil:
 		return 0, fmt.Errorf("matching %s stopped: %w", quote(p.text), ctx.Err())
