@@ -159,7 +159,10 @@ type options struct {
 
 // DefaultConcurrency is how many criteria Evaluate checks at once unless
 // told otherwise. Checks mostly wait on I/O (a FHIR server, an SFTP
-// endpoint), so it is not tied to the number of CPUs.
+// endpoint), so it is not tied to the number of CPUs. The checks start on
+// the calling goroutine, and others join only once the evaluation has run
+// for a couple of milliseconds: checks of local evidence are over sooner
+// than waking threads for them would take.
 const DefaultConcurrency = 8
 
 // WithConcurrency bounds how many criteria are checked at once (n < 1
