@@ -107,6 +107,24 @@ func parseText(data []byte, open bool) (*tree, bool) {
 	return t, true
 }
 
+// afterItem reads what follows a member or item: a ',' (more is true) or
+// closing (more is false); ok is false for anything else.
+func (p *parser) afterItem(closing byte) (more, ok bool) {
+	p.skipSpace()
+	if p.pos >= len(p.text) {
+		return false, false
+	}
+	switch p.text[p.pos] {
+	case ',':
+		p.pos++
+		return true, true
+	case closing:
+		p.pos++
+		return false, true
+	}
+	return false, false
+}
+
 func (p *parser) skipSpace() {
 	for p.pos < len(p.text) {
 		switch p.text[p.pos] {
@@ -195,19 +213,13 @@ func (p *parser) object(idx int32) bool {
 			if !p.value(idx, key) {
 				return false
 			}
-			p.skipSpace()
-			if p.pos >= len(p.text) {
+			more, ok := p.afterItem('}')
+			if !ok {
 				return false
 			}
-			if p.text[p.pos] == ',' {
-				p.pos++
-				continue
+			if !more {
+				break
 			}
-			if p.text[p.pos] != '}' {
-				return false
-			}
-			p.pos++
-			break
 		}
 	}
 	members := p.scratch[base:]
@@ -273,19 +285,13 @@ func (p *parser) array(idx int32) bool {
 				return false
 			}
 			n++
-			p.skipSpace()
-			if p.pos >= len(p.text) {
+			more, ok := p.afterItem(']')
+			if !ok {
 				return false
 			}
-			if p.text[p.pos] == ',' {
-				p.pos++
-				continue
+			if !more {
+				break
 			}
-			if p.text[p.pos] != ']' {
-				return false
-			}
-			p.pos++
-			break
 		}
 	}
 	p.t.nodes[idx].n = n
