@@ -308,6 +308,19 @@ func (st *state) loudBranches(kw string, branches []*node, v any) {
 	}
 }
 
+// verdictOf evaluates sub in place under keyword kw for its verdict only
+// (not's and if's subschemas): its violations are neither built nor kept.
+func (st *state) verdictOf(kw string, sub *node, v any, ev *evaluated) bool {
+	m := st.mark()
+	st.pushKw(kw)
+	st.quiet++
+	ok := st.inPlace(sub, v, ev)
+	st.quiet--
+	st.popKw(1)
+	st.reset(m)
+	return ok
+}
+
 // inPlace validates v against n, a subschema applied to the same instance,
 // and merges what n evaluated into ev when n passes.
 func (st *state) inPlace(n *node, v any, ev *evaluated) bool {
@@ -396,14 +409,7 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 		return false // only the verdict is wanted, and it is known
 	}
 	if x.not != nil {
-		m := st.mark()
-		st.pushKw("not")
-		st.quiet++
-		ok := st.inPlace(x.not, v, ev)
-		st.quiet--
-		st.popKw(1)
-		st.reset(m)
-		if ok {
+		if st.verdictOf("not", x.not, v, ev) {
 			st.fail("not", "not failed")
 		}
 	}
@@ -460,13 +466,7 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 		}
 	}
 	if x.ifS != nil {
-		m := st.mark()
-		st.pushKw("if")
-		st.quiet++
-		ok := st.inPlace(x.ifS, v, ev)
-		st.quiet--
-		st.popKw(1)
-		st.reset(m)
+		ok := st.verdictOf("if", x.ifS, v, ev)
 		if ok && x.thenS != nil {
 			st.pushKw("then")
 			st.inPlace(x.thenS, v, ev)
