@@ -427,24 +427,12 @@ func unquote(s string) (string, bool) {
 		switch {
 		case c == '\\':
 			i++
-			switch s[i] {
-			case '"', '\\', '/', '\'':
-				b = append(b, s[i])
+			switch e := s[i]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
 				i++
-			case 'b':
-				b = append(b, '\b')
-				i++
-			case 'f':
-				b = append(b, '\f')
-				i++
-			case 'n':
-				b = append(b, '\n')
-				i++
-			case 'r':
-				b = append(b, '\r')
-				i++
-			case 't':
-				b = append(b, '\t')
+			case 'b', 'f', 'n', 'r', 't':
+				b = append(b, "\b\f\n\r\t"[strings.IndexByte("bfnrt", e)])
 				i++
 			case 'u':
 				r := hex4(s[i+1 : i+5])
