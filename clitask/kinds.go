@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/assaykit/assay/assert"
-	"github.com/tidwall/gjson"
+	"github.com/assaykit/assay/internal/specjson"
 )
 
 // The ten cli-bench kinds.
@@ -82,7 +82,8 @@ var suiteRegistry = sync.OnceValue(func() *assert.Registry {
 })
 
 // The decoders read specs that passed their kind's schema, so every member
-// has its type; gjson reads them without decoding the whole spec.
+// has its type; specjson reads them without decoding the whole spec, a
+// repeated key as its last occurrence, as the schema check read it.
 var decoders = map[string]assert.DecodeFunc{
 	KindExitCode: func(s assert.Spec) (assert.Assertion, error) {
 		code, err := int32At(s, KindExitCode)
@@ -98,19 +99,18 @@ var decoders = map[string]assert.DecodeFunc{
 	KindRan:            textDecoder(KindRan, func(t string) assert.Assertion { return ranCheck{pattern: CompilePattern(t)} }),
 	KindNotRan:         textDecoder(KindNotRan, func(t string) assert.Assertion { return notRanCheck{pattern: CompilePattern(t)} }),
 	KindFileContains: func(s assert.Spec) (assert.Assertion, error) {
-		v := gjson.GetManyBytes(s, "file_contains.path", "file_contains.text")
-		return fileContainsCheck{path: v[0].String(), text: v[1].String()}, nil
+		return fileContainsCheck{path: specjson.At(s, KindFileContains, "path").String(), text: specjson.At(s, KindFileContains, "text").String()}, nil
 	},
 	KindRunCount: func(s assert.Spec) (assert.Assertion, error) {
-		c := runCountCheck{pattern: CompilePattern(gjson.GetBytes(s, "run_count.pattern").String()), min: -1, max: -1}
+		c := runCountCheck{pattern: CompilePattern(specjson.At(s, KindRunCount, "pattern").String()), min: -1, max: -1}
 		for _, b := range []struct {
 			name string
 			dst  *int
 		}{{"min", &c.min}, {"max", &c.max}} {
-			if !gjson.GetBytes(s, "run_count."+b.name).Exists() {
+			if !specjson.At(s, KindRunCount, b.name).Exists() {
 				continue
 			}
-			n, err := int32At(s, "run_count."+b.name)
+			n, err := int32At(s, KindRunCount, b.name)
 			if err != nil {
 				return nil, err
 			}
@@ -125,29 +125,27 @@ var decoders = map[string]assert.DecodeFunc{
 		return c, nil
 	},
 	KindVerify: func(s assert.Spec) (assert.Assertion, error) {
-		v := gjson.GetManyBytes(s, "verify.run", "verify.output_contains", "verify.output_equals")
-		c := verifyCheck{run: v[0].String()}
-		if v[1].Exists() {
-			c.contains = &v[1].Str
+		c := verifyCheck{run: specjson.At(s, KindVerify, "run").String()}
+		if v := specjson.At(s, KindVerify, "output_contains"); v.Exists() {
+			c.contains = &v.Str
 		}
-		if v[2].Exists() {
-			c.equals = &v[2].Str
+		if v := specjson.At(s, KindVerify, "output_equals"); v.Exists() {
+			c.equals = &v.Str
 		}
 		return c, nil
 	},
 }
 
-// int32At reads the integer at a gjson path (keys without metacharacters)
-// of a schema-valid spec; one that does not fit 32 bits is a violation.
-func int32At(s assert.Spec, path string) (int, error) {
-	raw := gjson.GetBytes(s, path).Raw
+// int32At reads the integer at keys of a schema-valid spec; one that does
+// not fit 32 bits is a violation.
+func int32At(s assert.Spec, keys ...string) (int, error) {
+	raw := specjson.At(s, keys...).Raw
 	n, err := strconv.ParseInt(raw, 10, 32)
 	if err != nil {
 		// The schema says integer, which admits 2.0 and 1e3.
 		f, ferr := strconv.ParseFloat(raw, 64)
 		if ferr != nil || f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
-			ptr := "/" + strings.ReplaceAll(path, ".", "/")
-			return 0, violation(ptr, "%s %s is not a 32-bit integer", path[strings.LastIndexByte(path, '.')+1:], raw)
+			return 0, violation("/"+strings.Join(keys, "/"), "%s %s is not a 32-bit integer", keys[len(keys)-1], raw)
 		}
 		n = int64(f)
 	}
@@ -157,7 +155,7 @@ func int32At(s assert.Spec, path string) (int, error) {
 // textDecoder decodes the kinds whose value is one string.
 func textDecoder(kind string, build func(string) assert.Assertion) assert.DecodeFunc {
 	return func(s assert.Spec) (assert.Assertion, error) {
-		return build(gjson.GetBytes(s, kind).String()), nil
+		return build(specjson.At(s, kind).String()), nil
 	}
 }
 

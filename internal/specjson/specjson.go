@@ -15,6 +15,16 @@ func Member(obj gjson.Result, key string) gjson.Result {
 	return found
 }
 
+// At returns the value at keys in spec, each key read as Member reads it
+// (a Result that does not exist when one is missing).
+func At(spec []byte, keys ...string) gjson.Result {
+	v := gjson.ParseBytes(spec)
+	for _, k := range keys {
+		v = Member(v, k)
+	}
+	return v
+}
+
 // Object returns obj's members by key, each key's last value (nil for
 // anything but an object), as a map[string]json.RawMessage would hold them.
 func Object(obj gjson.Result) map[string]gjson.Result {

@@ -67,3 +67,13 @@ func TestFieldsError(t *testing.T) {
 		}
 	}
 }
+
+func TestAt(t *testing.T) {
+	spec := []byte(`{"verify": {"run": "a"}, "verify": {"run": "b", "run": "c"}}`)
+	if got := At(spec, "verify", "run").String(); got != "c" {
+		t.Errorf("verify.run = %q, want the last of the last: c", got)
+	}
+	if At(spec, "verify", "output_equals").Exists() || At(spec, "nothing", "run").Exists() {
+		t.Error("found a member that is not there")
+	}
+}
