@@ -61,11 +61,13 @@ func TestEachFansOutOnlyWhenWorkLasts(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		n        int
-		sleep    time.Duration
+		busy     time.Duration // each call's work spent busy: a short sleep may last far longer
+		sleep    time.Duration // and spent asleep, so that helpers overlap on any number of CPUs
 		wantPeak int32
 	}{
-		{"quick", 50, 0, 1},
-		{"lasting", 40, Patience, 4},
+		// 0.4 ms in all: helpers started at once would overlap the calls.
+		{"quick", 4, 100 * time.Microsecond, 0, 1},
+		{"lasting", 40, 0, Patience, 4},
 	} {
 		// A busy machine may stall the quick batch past Patience: it
 		// has three tries to show it runs alone.
@@ -80,6 +82,8 @@ func TestEachFansOutOnlyWhenWorkLasts(t *testing.T) {
 					if n <= p || peak.CompareAndSwap(p, n) {
 						break
 					}
+				}
+				for start := time.Now(); time.Since(start) < tc.busy; {
 				}
 				time.Sleep(tc.sleep)
 				running.Add(-1)
