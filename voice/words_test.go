@@ -85,3 +85,27 @@ func numberWordsByRule() map[string]numWord {
 	}
 	return m
 }
+
+// BenchmarkWordLookup looks ten transcript words up in the three lists
+// normalisation consults most: number words, contractions, fillers.
+func BenchmarkWordLookup(b *testing.B) {
+	words := []string{"the", "agent", "confirmed", "twenty", "dont", "um", "march", "approved", "ninth", "zzz"}
+	b.ReportAllocs()
+	found := 0
+	for b.Loop() {
+		for _, w := range words {
+			if _, ok := numberWords.get(w); ok {
+				found++
+			}
+			if _, ok := contractionWords.get(w); ok {
+				found++
+			}
+			if fillers.has(w) {
+				found++
+			}
+		}
+	}
+	if found == 0 {
+		b.Fatal("no word found")
+	}
+}
