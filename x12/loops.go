@@ -19,60 +19,40 @@ type loop struct {
 	first, last int32
 }
 
-// loopDef describes a loop of an implementation guide: the segment (and,
-// where siblings share it, the element-01 qualifiers) that opens it, and the
-// loops nested in it.
+// loopDef describes a loop of an implementation guide (guides.go has
+// them as the guides write them): its ID, the segment that opens it, and
+// where siblings share that segment, the element-01 qualifiers that open
+// it. The loops nested in it are its kidsOf entry.
 type loopDef struct {
 	id    string
-	idx   uint16 // index in loopDefs
 	name  uint16 // index of id in loopNames
 	seg   string
-	segID uint32 // seg, packed
 	quals []string
-	// inLS: the loop opens only inside an LS/LE bracket (the 2120 loops of
-	// the 271).
-	inLS     bool
-	hasLS    bool // some child opens inside LS/LE
-	children []*loopDef
 }
 
-// txDef maps the HL03 level codes of one transaction set to their loops.
-type txDef map[string]*loopDef
-
-// levels is a txDef as the indexer reads it: the HL03 codes packed
-// (packCode), searched in a short list rather than hashed.
+// levels maps the HL03 level codes of one transaction set to their loops
+// as the indexer reads them: the codes packed (packCode), searched in a
+// short list rather than hashed.
 type levels struct {
 	n     int
 	codes [maxLevels]uint32
-	loops [maxLevels]*loopDef
+	defs  [maxLevels]uint16 // indexes in loopDefs
 }
 
 // maxLevels is the most HL level codes a guide names.
 const maxLevels = 8
 
-func compile(d txDef) *levels {
-	l := &levels{}
-	if len(d) > maxLevels {
-		panic("x12: a guide names more than maxLevels HL levels")
-	}
-	for code, def := range d {
-		l.codes[l.n], l.loops[l.n] = packCode(code), def
-		l.n++
-	}
-	return l
-}
-
-// loop returns the HL level loop of HL03 code; nil for a code the guide
-// does not name.
-func (l *levels) loop(code string) *loopDef {
+// loop returns the index in loopDefs of the HL level loop of HL03 code; 0
+// for a code the guide does not name.
+func (l *levels) loop(code string) uint16 {
 	if c := packCode(code); c != 0 {
 		for k := range l.n {
 			if l.codes[k] == c {
-				return l.loops[k]
+				return l.defs[k]
 			}
 		}
 	}
-	return nil
+	return 0
 }
 
 // packCode packs an HL03 code of 1 to 3 bytes, with its length, into an
@@ -89,142 +69,16 @@ func packCode(s string) uint32 {
 	return 0
 }
 
-// loopNames lists every loop ID the definitions use; loop.name indexes it.
-// loopDefs lists every loop definition; openLoop.def indexes it, 0 standing
-// for none.
-var (
-	loopDefs    = []*loopDef{nil}
-	loopNames   = []string{""}
-	loopNameIdx = map[string]uint16{"": 0}
-)
+// loopNames (tables.go) lists every loop ID the definitions use, in byte
+// order; loop.name indexes it. loopDefs lists every loop definition;
+// openLoop.def indexes it, 0 standing for none.
 
 // loopName returns the index of a loop ID in loopNames, and false when no
 // definition uses it.
 func loopName(id string) (uint16, bool) {
-	n, ok := loopNameIdx[id]
-	return n, ok
+	n, ok := slices.BinarySearch(loopNames, id)
+	return uint16(n), ok
 }
-
-func lp(id, seg string, children ...*loopDef) *loopDef {
-	n, ok := loopNameIdx[id]
-	if !ok {
-		n = uint16(len(loopNames))
-		loopNames = append(loopNames, id)
-		loopNameIdx[id] = n
-	}
-	d := &loopDef{id: id, idx: uint16(len(loopDefs)), name: n, seg: seg, segID: packString(seg), children: children}
-	loopDefs = append(loopDefs, d)
-	for _, c := range children {
-		if c.inLS {
-			d.hasLS = true
-		}
-	}
-	return d
-}
-
-// hl is an HL level loop.
-func hl(id string, children ...*loopDef) *loopDef { return lp(id, "HL", children...) }
-
-// qual restricts the qualifiers (element 01) that open d.
-func qual(d *loopDef, quals ...string) *loopDef {
-	d.quals = quals
-	return d
-}
-
-func inLS(d *loopDef) *loopDef {
-	d.inLS = true
-	return d
-}
-
-// NM101 codes of the 278 (X217) name loops, where one HL level holds
-// several NM1 loops.
-var (
-	x217EventProvider   = []string{"71", "72", "AAJ", "DD", "DK", "DN", "FA", "G3", "P3", "QB", "QV", "SJ"}
-	x217Transport       = []string{"45", "FS", "ND", "PW", "R3"}
-	x217Contact         = []string{"1P", "2B", "ABG", "FA", "PR", "X3"}
-	x217ServiceProvider = []string{"1T", "71", "72", "73", "77", "AAJ", "DD", "DK", "DN", "FA", "G3", "P3", "QB", "QV", "SJ"}
-)
-
-// eligibility is the 270 (request) or 271 (response) of X279.
-func eligibility(response bool) txDef {
-	member := func(x string) *loopDef {
-		if !response {
-			return lp("2100"+x, "NM1", lp("2110"+x, "EQ"))
-		}
-		return lp("2100"+x, "NM1", lp("2110"+x, "EB", lp("2115"+x, "III"), inLS(lp("2120"+x, "NM1"))))
-	}
-	return txDef{
-		"20": hl("2000A", lp("2100A", "NM1")),
-		"21": hl("2000B", lp("2100B", "NM1")),
-		"22": hl("2000C", member("C")),
-		"23": hl("2000D", member("D")),
-	}
-}
-
-// claimStatus is the 276 (request) or 277 (response) of X212.
-func claimStatus(response bool) txDef {
-	line := "2210"
-	if response {
-		line = "2220"
-	}
-	patient := func(x string) *loopDef {
-		return hl("2000"+x, lp("2100"+x, "NM1"), lp("2200"+x, "TRN", lp(line+x, "SVC")))
-	}
-	d := txDef{
-		"20": hl("2000A", lp("2100A", "NM1")),
-		"21": hl("2000B", lp("2100B", "NM1")),
-		"19": hl("2000C", lp("2100C", "NM1")),
-		"22": patient("D"),
-		"23": patient("E"),
-	}
-	if response {
-		d["21"] = hl("2000B", lp("2100B", "NM1"), lp("2200B", "TRN"))
-		d["19"] = hl("2000C", lp("2100C", "NM1"), lp("2200C", "TRN"))
-	}
-	return d
-}
-
-// claimAck is the 277CA of X214, the claim acknowledgment.
-func claimAck() txDef {
-	return txDef{
-		"20": hl("2000A", lp("2100A", "NM1"), lp("2200A", "TRN")),
-		"21": hl("2000B", lp("2100B", "NM1"), lp("2200B", "TRN")),
-		"19": hl("2000C", lp("2100C", "NM1"), lp("2200C", "TRN")),
-		"PT": hl("2000D", lp("2100D", "NM1"), lp("2200D", "TRN", lp("2220D", "SVC"))),
-	}
-}
-
-// review is the 278 request or response of X217.
-func review(response bool) txDef {
-	d := txDef{
-		"20": hl("2000A", lp("2010A", "NM1")),
-		"21": hl("2000B", lp("2010B", "NM1")),
-		"22": hl("2000C", lp("2010C", "NM1")),
-		"23": hl("2000D", lp("2010D", "NM1")),
-		"EV": hl("2000E",
-			qual(lp("2010EA", "NM1"), x217EventProvider...),
-			qual(lp("2010EB", "NM1"), x217Transport...),
-			qual(lp("2010EC", "NM1"), "X3")),
-		"SS": hl("2000F", lp("2010F", "NM1")),
-	}
-	if response {
-		d["EV"] = hl("2000E",
-			qual(lp("2010EA", "NM1"), x217EventProvider...),
-			qual(lp("2010EB", "NM1"), x217Contact...),
-			qual(lp("2010EC", "NM1"), x217Transport...))
-		d["SS"] = hl("2000F",
-			qual(lp("2010FA", "NM1"), x217ServiceProvider...),
-			qual(lp("2010FB", "NM1"), x217Contact...))
-	}
-	return d
-}
-
-var (
-	def270, def271     = compile(eligibility(false)), compile(eligibility(true))
-	def276, def277     = compile(claimStatus(false)), compile(claimStatus(true))
-	def277CA           = compile(claimAck())
-	def278Q, def278Res = compile(review(false)), compile(review(true))
-)
 
 // The guides loop paths are defined for, chosen by the group's GS08 or,
 // when present, the transaction set's ST03 (which X12 lets override GS08):
@@ -638,7 +492,7 @@ func (ix *indexer) assign(i int32, id uint32, c uint8, start, end int) (loop int
 func (ix *indexer) openHL(i int32, start, end int) (loop int32, ok bool) {
 	data, sep := ix.x.data, ix.sep
 	p1, p1End, p2, p2End := hlIDs(data, start, end, sep)
-	var def *loopDef
+	var di uint16
 	if p2End < end {
 		// HL03 follows HL02.
 		c := p2End + 1
@@ -646,13 +500,9 @@ func (ix *indexer) openHL(i int32, start, end int) (loop int32, ok bool) {
 		for ce < end && data[ce] != sep {
 			ce++
 		}
-		def = ix.def.loop(data[c:ce])
+		di = ix.def.loop(data[c:ce])
 	}
-	var name, di uint16
-	if def != nil {
-		name, di = def.name, def.idx
-	}
-	inst := ix.newLoop(name, -1, i)
+	inst := ix.newLoop(loopDefs[di].name, -1, i)
 	parent, found := ix.hl.parent(p1, p1End, p2, p2End, inst)
 	ix.loops[inst].parent = parent
 	ix.open[0] = openLoop{def: di, inst: inst}
@@ -818,46 +668,10 @@ type defKids struct {
 // 2000E has three).
 const maxKids = 4
 
-// kidsOf is indexed like loopDefs; entry 0 (no definition) has no kids.
-var kidsOf = func() []defKids {
-	_ = []*levels{def270, def271, def276, def277, def277CA, def278Q, def278Res} // built first
-	out := make([]defKids, len(loopDefs))
-	for i, d := range loopDefs {
-		if d == nil {
-			continue
-		}
-		if len(d.children) > maxKids {
-			panic("x12: loop " + d.id + " has more than maxKids nested loops")
-		}
-		out[i].n, out[i].hasLS = uint8(len(d.children)), d.hasLS
-		for k, c := range d.children {
-			out[i].kids[k] = kid{segID: c.segID, def: c.idx, name: c.name, inLS: c.inLS, qual: c.quals != nil}
-			out[i].qual = out[i].qual || c.quals != nil
-		}
-	}
-	return out
-}()
-
-// loopSegs are the segments that open a loop other than an HL level in any
-// guide (NM1, EB, III, EQ, TRN, SVC); the rest never do.
-var loopSegs = func() []uint32 {
-	var out []uint32
-	var walk func(d *loopDef)
-	walk = func(d *loopDef) {
-		if d.seg != "HL" && !slices.Contains(out, d.segID) {
-			out = append(out, d.segID)
-		}
-		for _, c := range d.children {
-			walk(c)
-		}
-	}
-	for _, def := range []*levels{def270, def271, def276, def277, def277CA, def278Q, def278Res} {
-		for _, d := range def.loops[:def.n] {
-			walk(d)
-		}
-	}
-	return out
-}()
+// kidsOf (tables.go) is indexed like loopDefs; entry 0 (no definition)
+// has no kids. loopSegs (tables.go) are the segments that open a loop
+// other than an HL level in any guide (NM1, EB, III, EQ, TRN, SVC); the
+// rest never do.
 
 // Classes of segment identifiers (classOf): what the parse and the loop
 // assignment do with a segment besides indexing it.
@@ -885,48 +699,10 @@ type idSlot struct {
 // packed value times idMul selects (the top seven bits of the 32-bit
 // product): a perfect hash, so that classifying a segment is a
 // multiplication, a load and a comparison. idMul was found by trying odd
-// multipliers from 0x9E3779B1 up; buildIDTable panics if it no longer
-// separates the identifiers (a test sees it first), and then searches on
-// from it: set idMul to the value the panic names.
+// multipliers from 0x9E3779B1 up; buildIDTable (guides.go) panics if it no
+// longer separates the identifiers (TestTables sees it first), naming the
+// next multiplier that does: set idMul to it. idTable is in tables.go.
 const idMul = 0x9E3779C1
-
-var idTable = buildIDTable()
-
-func buildIDTable() (t [128]idSlot) {
-	classes := map[uint32]uint8{
-		idISA: clsEnvelope, idIEA: clsEnvelope, idTA1: clsEnvelope, idGS: clsEnvelope,
-		idGE: clsEnvelope, idST: clsEnvelope, idSE: clsEnvelope, idInvalid: clsEnvelope,
-		idHL: clsLoop, idBHT: clsLoop, idLS: clsLoop, idLE: clsLoop,
-	}
-	for _, id := range loopSegs {
-		classes[id] |= clsLoop | clsOpens
-	}
-	if m, ok := fillIDTable(&t, classes, idMul); !ok {
-		for m += 2; ; m += 2 {
-			if _, ok := fillIDTable(&t, classes, m); ok {
-				panic("x12: the segment identifier hash collides; set idMul to " + strconv.FormatUint(uint64(m), 16))
-			}
-		}
-	}
-	return t
-}
-
-// fillIDTable fills t with classes hashed by multiplier m, and reports
-// whether no two identifiers share a slot.
-func fillIDTable(t *[128]idSlot, classes map[uint32]uint8, m uint32) (uint32, bool) {
-	*t = [128]idSlot{}
-	for id, c := range classes {
-		e := &t[(id*m)>>25]
-		if e.id != 0 {
-			return m, false
-		}
-		*e = idSlot{id: id, class: c}
-		if k := slices.Index(loopSegs, id); k >= 0 {
-			e.op = uint8(k)
-		}
-	}
-	return m, true
-}
 
 // classOf returns the class bits of a packed segment identifier; 0 for a
 // segment that neither the envelope checks nor the loops look into.
@@ -952,7 +728,7 @@ func classOp(id uint32) (class, op uint8) {
 // is open, by the innermost open loop's definition: the open loops are
 // always that definition and its ancestors in its guide (a loop opens
 // nested in an open one, and an HL empties the list), so the search
-// opener makes through them can be made once, when the package loads.
+// opener makes through them is made once, by the generator of tables.go.
 type openStep struct {
 	kind uint8 // stepInner, stepOpen or stepSearch
 	up   uint8 // stepOpen: the level it opens in, counted out from the innermost
@@ -973,56 +749,8 @@ const (
 // maxOpeners bounds len(loopSegs).
 const maxOpeners = 8
 
-// openSteps is indexed like loopDefs, then by an identifier's index in
-// loopSegs.
-var openSteps = func() [][maxOpeners]openStep {
-	if len(loopSegs) > maxOpeners {
-		panic("x12: more than maxOpeners segments open loops")
-	}
-	parent := make([]uint16, len(loopDefs))
-	for i := range kidsOf {
-		for _, k := range kidsOf[i].kids[:kidsOf[i].n] {
-			if parent[k.def] != 0 {
-				panic("x12: a loop definition is nested in two others")
-			}
-			parent[k.def] = uint16(i)
-		}
-	}
-	out := make([][maxOpeners]openStep, len(loopDefs))
-	for d := range out {
-		for op, id := range loopSegs {
-			st := openStep{kind: stepInner}
-		levels:
-			for cur, up := d, 0; ; cur, up = int(parent[cur]), up+1 {
-				dk := &kidsOf[cur]
-				if dk.qual {
-					st = openStep{kind: stepSearch}
-					break
-				}
-				found := -1
-				for ci, k := range dk.kids[:dk.n] {
-					if k.segID != id || k.inLS {
-						continue
-					}
-					if found >= 0 {
-						st = openStep{kind: stepSearch}
-						break levels
-					}
-					found = ci
-				}
-				if found >= 0 {
-					st = openStep{kind: stepOpen, up: uint8(up), kid: uint8(found)}
-					break
-				}
-				if parent[cur] == 0 {
-					break
-				}
-			}
-			out[d][op] = st
-		}
-	}
-	return out
-}()
+// openSteps (tables.go, made by buildOpenSteps) is indexed like loopDefs,
+// then by an identifier's index in loopSegs.
 
 func member(s string, set []string) bool {
 	for _, v := range set {

@@ -508,17 +508,8 @@ func packIDSlow(t string, sep byte) uint32 {
 	return uint32(t[0])<<16 | uint32(t[1])<<8 | uint32(t[2])
 }
 
-// idClass classifies the characters of segment identifiers.
-var idClass = func() (c [256]uint8) {
-	for b := '0'; b <= '9'; b++ {
-		c[b] = classDigit
-	}
-	for b := 'A'; b <= 'Z'; b++ {
-		c[b] = classLetter
-	}
-	return c
-}()
-
+// Classes of the characters of segment identifiers, in idClass
+// (tables.go); 0 for any other character.
 const (
 	classDigit  = 1
 	classLetter = 2
