@@ -42,7 +42,10 @@
 //
 // Parse is one pass over the input: segment terminators are found from
 // masks of 64-byte blocks, marked 1 KiB at a time (SSE2 on amd64, eight
-// bytes at a time in a register elsewhere), segment IDs compared as packed integers and
+// bytes at a time in a register elsewhere); since segments end at
+// consecutive terminators, each segment's is the lowest bit left in the
+// current block's mask (a trailing-zero count, and the bit cleared), not
+// a search from the segment's start. Segment IDs are compared as packed integers and
 // classified by a perfect hash, and only the envelope segments, and the
 // segments the loops depend on (HL, BHT, LS, LE and those that open a
 // loop), are looked into. The parse loop carries as little as it can from
@@ -51,8 +54,13 @@
 // the segment ends, not by another turn of the loop; a transaction set's
 // segment count is not kept (SE01 is checked against the SE's index less
 // the ST's, plus one); the last segment's end, which only a finding about
-// a missing trailer needs, is found again then; the terminator is read
-// from the parser when the masks are refilled. It
+// a missing trailer needs, is found again then; the terminator and the
+// element separator are read from the parser where they are needed;
+// whether a transaction set is open and its guide are one byte; the
+// segment index is appended to through the indexer rather than held in
+// the loop. A segment that opens a loop where no LS is open opens it in
+// the parse loop itself (the looked-up outcome below, written out there),
+// since a call would spill the loop's state. It
 // records four bytes per transaction set (its ST segment's offset; code,
 // control number, version, guide and segment indexes are read from there
 // when asked for), in a slice sized from the first set. An input of up to

@@ -624,13 +624,15 @@ type parser struct {
 	lastStart                       int // the last segment read
 
 	// masks marks the terminators of up to maskBlocks 64-byte blocks of
-	// the input (run), with a zero mask after the last.
-	masks    [maskBlocks + 1]uint64
-	hl       hlCheck
-	stackBuf [8]hlEntry
-	seenBuf  [16]hlEntry
-	ix       *indexer // builds the segment index in the same pass, or nil
-	ixv      indexer
+	// the input (run).
+	masks [maskBlocks]uint64
+	// mStart and mEnd bound the bytes masks covers (run).
+	mStart, mEnd int
+	hl           hlCheck
+	stackBuf     [8]hlEntry
+	seenBuf      [16]hlEntry
+	ix           *indexer // builds the segment index in the same pass, or nil
+	ixv          indexer
 }
 
 func (p *parser) run(pos int) {
@@ -638,20 +640,18 @@ func (p *parser) run(pos int) {
 	base := unsafe.Pointer(unsafe.StringData(s))
 	n := int32(0) // index of the next segment
 	ix := p.ix
-	// The element separator in force (the terminator is read from p.d
-	// when the masks are refilled).
-	sep := p.d.Element
-	// p.masks[:mLen/64] mark the terminators in the mLen bytes from
-	// mStart (terminatorMasks); 0 bytes until the first search.
-	mStart, mLen := 0, 0
+	// The terminators not yet read are the bits of cm, each the offset
+	// from cb of one; p.masks[:(p.mEnd-p.mStart)/64] mark those of the
+	// 64-byte blocks from p.mStart (terminatorMasks), cb's among them.
+	// Segments end at consecutive terminators, so each search takes the
+	// lowest bit left, and a block's mask is loaded when its bits run out.
+	cm, cb := uint64(0), pos-64
+	p.mStart, p.mEnd = 0, 0
 	// Copies of parser state the loop reads for every segment, read again
 	// after the calls that change them. (A transaction set's segment count
 	// is not kept: it is the SE's index less the ST's, plus one.)
-	inST, guide := p.inST, p.guide
-	var segs []segment // the index, when it is built in this pass
-	if ix != nil {
-		segs = ix.segs
-	}
+	// tx is 0 outside a transaction set, else 1 plus its guide.
+	tx := p.txMode()
 	// Line breaks (and stray blanks) after a terminator are layout; no
 	// segment starts with white space. (White space that is the terminator
 	// would end an empty segment, which is skipped too.) The parse starts
@@ -662,16 +662,17 @@ func (p *parser) run(pos int) {
 			d, isaEnd, same, err := readISA(s, pos)
 			if err == nil {
 				p.d = d
-				sep = d.Element
-				mLen = 0 // the terminator may have changed
+				// The terminator may have changed: search from the next
+				// segment afresh.
+				cm, cb, p.mEnd = 0, isaEnd+1-64, 0
 				p.lastStart = pos
 				p.x.delims = append(p.x.delims, d)
 				p.x.marks = append(p.x.marks, isaMark{start: int32(pos), term: int32(isaEnd)})
 				if ix != nil {
-					segs = append(segs, segment{start: int32(pos), loop: -1})
+					ix.segs = append(ix.segs, segment{start: int32(pos), loop: -1})
 				}
 				p.segment(n, pos, isaEnd)
-				inST, guide = p.inST, p.guide
+				tx = p.txMode()
 				if same {
 					p.findAt(pos, n, "ISA", "ISA11, the repetition separator "+strconv.QuoteRune(rune(d.Repetition))+", is also ISA16, the component separator: an element splits at it into pieces that both [REP] and -C select")
 				}
@@ -681,44 +682,60 @@ func (p *parser) run(pos int) {
 			}
 			p.findAt(pos, n, "ISA", "an ISA that cannot be read: "+err.(*SyntaxError).Msg+"; the previous delimiters are kept")
 		}
-		// The terminator: the first bit of the 64 bits of p.masks from
-		// pos (a funnel shift of two masks), refilled from pos when pos
-		// leaves the bytes they cover.
+		// The terminator: the first terminator at or after pos, the lowest
+		// bit of cm (those before pos are white space that is the
+		// terminator, an empty segment skipped), else of the next block's
+		// mask, refilled when the masks run out.
 		end = -1
-		for from := pos; ; {
-			if off := from - mStart; uint(off) < uint(mLen) {
-				k, sh := uint(off)>>6&(maskBlocks-1), uint(off)&63
-				if m := p.masks[k]>>sh | p.masks[k+1]<<1<<(63-sh); m != 0 {
-					end = from + bits.TrailingZeros64(m)
+		for {
+			if cm != 0 {
+				e := cb + bits.TrailingZeros64(cm)
+				cm &= cm - 1
+				if e >= pos {
+					end = e
 					break
 				}
-				from = min(from+64, mStart+mLen) // none in the 64 bytes from
 				continue
 			}
-			// Refill from here, or search the last bytes as they are.
-			blocks := min((len(s)-from)>>6, maskBlocks)
-			mStart, mLen = from, blocks<<6
-			if blocks == 0 {
-				if k := strings.IndexByte(s[from:], p.d.Segment); k >= 0 {
-					end = from + k
-				}
+			if cb += 64; cb < p.mEnd {
+				cm = p.masks[uint(cb-p.mStart)>>6&(maskBlocks-1)]
+				continue
+			}
+			// Refill from here (the masks' end, or pos after an ISA).
+			from := max(cb, pos)
+			if from >= len(s) {
 				break
 			}
-			terminatorMasks(unsafe.Add(base, from), blocks, p.d.Segment, &p.masks[0])
-			p.masks[blocks] = 0
+			blocks := min((len(s)-from)>>6, maskBlocks)
+			if blocks == 0 {
+				// The last bytes, fewer than 64: their mask, a byte at a
+				// time.
+				m, t := uint64(0), p.d.Segment
+				for k := from; k < len(s); k++ {
+					if s[k] == t {
+						m |= 1 << uint(k-from)
+					}
+				}
+				p.masks[0] = m
+				blocks = 1
+			} else {
+				terminatorMasks(unsafe.Add(base, from), blocks, p.d.Segment, &p.masks[0])
+			}
+			p.mStart, p.mEnd = from, from+blocks<<6
+			cb, cm = from, p.masks[0]
 		}
 		if end < 0 {
 			end = len(s)
 			p.findAt(pos, n, segmentID(s[pos:], p.d.Element), "the last segment has no segment terminator "+strconv.QuoteRune(rune(p.d.Segment)))
 		}
-		if inST && end > pos {
+		if tx != 0 && end > pos {
 			// The body of a transaction set: only the envelope segments and
 			// identifiers that are not valid need a closer look; the rest are
 			// counted (and, when the index is built in this pass, indexed and
 			// given their loops; without the index, the HL of a guided set is
 			// checked).
 			// packID, written out here.
-			t := s[pos:end]
+			t, sep := s[pos:end], p.d.Element
 			var id uint32
 			if len(t) >= 4 && idClass[t[0]] == classLetter && idClass[t[1]] != 0 {
 				if t[2] == sep {
@@ -734,27 +751,50 @@ func (p *parser) run(pos int) {
 			if c, op := classOp(id); c&clsEnvelope == 0 {
 				p.lastStart = pos
 				if ix != nil {
-					if c == 0 || guide == guideNone {
+					if c == 0 || tx == 1+guideNone {
 						// The innermost open loop's (ix.cur is -1 outside
 						// guided sets).
-						segs = append(segs, segment{start: int32(pos), loop: ix.cur})
+						ix.segs = append(ix.segs, segment{start: int32(pos), loop: ix.cur})
 						ix.curLast = n
 					} else {
 						ix.sep = sep
-						loop, ok := int32(0), true
+						li, ok := int32(0), true
 						if c&clsOpens != 0 {
-							loop = ix.opener(n, id, op, pos, end)
+							// opener, its looked-up outcomes written out
+							// here.
+							st := openSteps[ix.open[(ix.nopen-1)&(int32(len(ix.open))-1)].def][op&(maxOpeners-1)]
+							if d := ix.nopen - 1 - int32(st.up); ix.ls < 0 && ix.nopen > 0 && st.kind == stepOpen && d >= 0 && d+1 < int32(len(ix.open)) {
+								o := &ix.open[d]
+								o.lastChild = int32(st.kid)
+								k := &kidsOf[o.def].kids[st.kid&(maxKids-1)]
+								li = int32(len(ix.loops))
+								ix.loops = append(ix.loops, loop{name: k.name, parent: o.inst, first: n, last: n})
+								if c := ix.cur; c >= 0 {
+									ix.loops[c].last = ix.curLast
+								}
+								ix.cur, ix.curLast = li, n
+								ix.open[d+1] = openLoop{def: k.def, inst: li}
+								ix.nopen = d + 2
+							} else if ix.ls < 0 && ix.nopen > 0 && st.kind == stepInner {
+								li = ix.open[(ix.nopen-1)&(int32(len(ix.open))-1)].inst
+								if c := ix.cur; c >= 0 {
+									ix.loops[c].last = ix.curLast
+								}
+								ix.cur, ix.curLast = li, n
+							} else {
+								li = ix.opener(n, id, op, pos, end)
+							}
 						} else if id == idHL {
-							loop, ok = ix.openHL(n, pos, end)
+							li, ok = ix.openHL(n, pos, end)
 						} else {
-							loop, ok = ix.assign(n, id, c, pos, end)
+							li, ok = ix.assign(n, id, c, pos, end)
 						}
-						segs = append(segs, segment{start: int32(pos), loop: loop})
+						ix.segs = append(ix.segs, segment{start: int32(pos), loop: li})
 						if !ok {
 							p.noParent(n, pos, end)
 						}
 					}
-				} else if id == idHL && guide != guideNone {
+				} else if id == idHL && tx != 1+guideNone {
 					p.checkHL(n, pos, end)
 				}
 				n++
@@ -764,20 +804,25 @@ func (p *parser) run(pos int) {
 		}
 		if end > pos {
 			if ix != nil {
-				segs = append(segs, segment{start: int32(pos), loop: -1})
+				ix.segs = append(ix.segs, segment{start: int32(pos), loop: -1})
 			}
 			p.lastStart = pos
 			p.segment(n, pos, end)
-			inST, guide = p.inST, p.guide
+			tx = p.txMode()
 			n++
 		}
 		pos = skipSpace(s, end+1)
 	}
-	if ix != nil {
-		ix.segs = segs
-	}
 	p.x.nsegs = int(n)
 	p.finish()
+}
+
+// txMode returns 0 outside a transaction set, else 1 plus its guide.
+func (p *parser) txMode() uint8 {
+	if !p.inST {
+		return 0
+	}
+	return 1 + p.guide
 }
 
 // skipSpace returns the first index at or after pos of s that is not
