@@ -164,17 +164,22 @@ func parseCriteria(data []byte, decode func(ptr string, spec Spec) []*CriteriaEr
 	}
 	data = bytes.TrimSpace(data)
 	base := ""
-	var items []json.RawMessage
+	var items []gjson.Result
 	switch {
-	case len(data) > 0 && data[0] == '[' && json.Valid(data):
-		// The common case, split without reflection: a cold encoding/json
-		// decode into []json.RawMessage was a tenth of a one-shot
-		// assay eval's own work.
-		items = splitArray(data)
+	case len(data) > 0 && data[0] == '[' && gjson.ValidBytes(data):
+		// The common case, read in one pass over one copy of the file:
+		// the array and every criterion in it are valid, so nothing is
+		// checked or copied again (gjson and encoding/json accept the
+		// same documents: FuzzParseCriteria compares them). A cold
+		// encoding/json decode into []json.RawMessage was a tenth of a
+		// one-shot assay eval's own work.
+		items = arrayItems(string(data))
 	case len(data) > 0 && data[0] == '[':
-		if err := strictUnmarshal(data, &items); err != nil {
+		var raws []json.RawMessage
+		if err := strictUnmarshal(data, &raws); err != nil {
 			return fatal(&CriteriaError{Message: "not JSON: " + syntaxError(data, err), Err: err})
 		}
+		items = parseEach(raws)
 	case len(data) > 0 && data[0] == '{':
 		var list struct {
 			Data *[]json.RawMessage `json:"data"`
@@ -188,7 +193,7 @@ func parseCriteria(data []byte, decode func(ptr string, spec Spec) []*CriteriaEr
 		if list.Data == nil {
 			return fatal(&CriteriaError{Message: `an object criteria document must be a list response {"data": [...]}`})
 		}
-		items, base = *list.Data, "/data"
+		items, base = parseEach(*list.Data), "/data"
 	default:
 		if !json.Valid(data) {
 			var v any
@@ -202,9 +207,9 @@ func parseCriteria(data []byte, decode func(ptr string, spec Spec) []*CriteriaEr
 	}
 	out := make([]Criterion, len(items))
 	var problems CriteriaErrors
-	for i, raw := range items {
+	for i, item := range items {
 		ptr := IndexPointer(base, i)
-		for _, ce := range out[i].parse(raw, true) {
+		for _, ce := range out[i].parseValid(item, true) {
 			ce.Pointer = ptr + ce.Pointer
 			problems = append(problems, ce)
 		}
@@ -234,19 +239,39 @@ func syntaxError(data []byte, err error) string {
 	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
 }
 
-// splitArray returns the elements of data, a valid JSON array, as slices
-// of it.
-func splitArray(data []byte) []json.RawMessage {
-	var items []json.RawMessage
-	gjson.ParseBytes(data).ForEach(func(_, v gjson.Result) bool {
-		if v.Index > 0 && v.Index+len(v.Raw) <= len(data) {
-			items = append(items, data[v.Index:v.Index+len(v.Raw):v.Index+len(v.Raw)])
-		} else {
-			items = append(items, json.RawMessage(v.Raw))
-		}
+// arrayItems returns the elements of text, a valid JSON array.
+func arrayItems(text string) []gjson.Result {
+	items := make([]gjson.Result, 0, 16)
+	gjson.Parse(text).ForEach(func(_, v gjson.Result) bool {
+		items = append(items, v)
 		return true
 	})
 	return items
+}
+
+// parseEach reads each of raws, valid JSON values that encoding/json split.
+func parseEach(raws []json.RawMessage) []gjson.Result {
+	items := make([]gjson.Result, len(raws))
+	for i, raw := range raws {
+		items[i] = gjson.Parse(string(raw))
+	}
+	return items
+}
+
+// splitArray returns the elements of data, a valid JSON array, as slices
+// of it: arrayItems for bytes, which FuzzParseCriteria holds to
+// encoding/json's split.
+func splitArray(data []byte) []json.RawMessage {
+	items := arrayItems(string(data))
+	out := make([]json.RawMessage, len(items))
+	for i, v := range items {
+		if v.Index > 0 && v.Index+len(v.Raw) <= len(data) {
+			out[i] = data[v.Index : v.Index+len(v.Raw) : v.Index+len(v.Raw)]
+		} else {
+			out[i] = json.RawMessage(v.Raw)
+		}
+	}
+	return out
 }
 
 func strictUnmarshal(data []byte, v any) error {
@@ -280,9 +305,13 @@ func (c *Criterion) parse(raw json.RawMessage, strict bool) (problems []*Criteri
 	if !gjson.ValidBytes(raw) {
 		return []*CriteriaError{{Message: "a criterion must be a JSON object, not invalid JSON"}}
 	}
-	obj := gjson.ParseBytes(raw)
+	return c.parseValid(gjson.ParseBytes(raw), strict)
+}
+
+// parseValid is parse for a value already known to be valid JSON.
+func (c *Criterion) parseValid(obj gjson.Result, strict bool) (problems []*CriteriaError) {
 	if !obj.IsObject() {
-		return []*CriteriaError{{Message: "a criterion must be a JSON object, not " + jsonkind.OfRaw(raw)}}
+		return []*CriteriaError{{Message: "a criterion must be a JSON object, not " + jsonkind.OfResult(obj)}}
 	}
 	*c = Criterion{}
 	hasAssertion := false

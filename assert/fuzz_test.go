@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/tidwall/gjson"
 	"gopkg.in/yaml.v3"
 )
 
@@ -34,6 +35,10 @@ func FuzzParseCriteria(f *testing.F) {
 	f.Add([]byte(` [ "]" , {"a": "[\\"}, [1, [2]], null ] `))
 	reg := newTestRegistry()
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// ParseCriteria takes gjson's word that a document is JSON.
+		if gjson.ValidBytes(data) != json.Valid(data) {
+			t.Fatalf("%q: gjson.ValidBytes %v, json.Valid %v", data, gjson.ValidBytes(data), json.Valid(data))
+		}
 		// The reflection-free split of a criteria array agrees with
 		// encoding/json's.
 		if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
