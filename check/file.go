@@ -143,21 +143,30 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 // The folder is opened once, on first use, and stays open until the file
 // system is no longer referenced and the garbage collector has run: one
 // evaluation reads a snapshot through dozens of opens, and re-opening the
-// folder for each doubled their system calls. So paths resolve against the
-// folder DirFS first opened, even if dir is renamed or replaced afterwards;
-// a folder that could not be opened is tried again on the next call.
-func DirFS(dir string) fs.FS { return &dirFS{folder: &folder{dir: dir}} }
+// folder for each doubled their system calls. A folder taken with fs.Sub
+// is likewise opened once, through the top one, so that a name in it is
+// looked up there in one step rather than through every folder on its path
+// again; a name it does not hold is reported from there, and any other
+// failure (a link that leads out of that folder, say) is looked up again
+// from the top, which alone decides. So paths resolve against the folders
+// DirFS first opened, even if they are renamed or replaced afterwards; a
+// folder that could not be opened is tried again on the next call.
+func DirFS(dir string) fs.FS {
+	return &dirFS{folder: &folder{open: func() (*os.Root, error) { return os.OpenRoot(dir) }}}
+}
 
 // dirFS is a DirFS, or a folder of one (prefix, a valid path, "" for the
-// top).
+// top; own, that folder opened on its own).
 type dirFS struct {
 	folder *folder
 	prefix string
+	own    *folder
 }
 
-// folder is the open top folder that a DirFS and its sub-folders share.
+// folder is a folder opened on first use; the top one is shared by a DirFS
+// and its sub-folders.
 type folder struct {
-	dir  string
+	open func() (*os.Root, error)
 	mu   sync.Mutex
 	root *os.Root
 }
@@ -170,7 +179,7 @@ func (f *folder) openRoot() (*os.Root, error) {
 	if f.root != nil {
 		return f.root, nil
 	}
-	root, err := os.OpenRoot(f.dir)
+	root, err := f.open()
 	if err != nil {
 		return nil, err
 	}
@@ -179,12 +188,25 @@ func (f *folder) openRoot() (*os.Root, error) {
 	return root, nil
 }
 
-// dirOp runs f on the folder with name's path from the top, after checking
-// name; errors are *fs.PathError naming name, as fs.FS asks.
-func dirOp[T any](d *dirFS, op, name string, f func(r *os.Root, full string) (T, error)) (T, error) {
+// dirOp runs f on name, after checking it: in d's own folder first, where
+// d has one, and then, unless that found the name or found it missing,
+// from the top folder with the prefix joined. Errors are *fs.PathError
+// naming name, as fs.FS asks.
+func dirOp[T any](d *dirFS, op, name string, f func(r *os.Root, name string) (T, error)) (T, error) {
 	var zero T
 	if !fs.ValidPath(name) {
 		return zero, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	if d.own != nil {
+		if own, err := d.own.openRoot(); err == nil {
+			v, err := f(own, name)
+			if err == nil {
+				return v, nil
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				return zero, &fs.PathError{Op: op, Path: name, Err: unwrapPathError(err)}
+			}
+		}
 	}
 	root, err := d.folder.openRoot()
 	if err == nil {
@@ -224,6 +246,7 @@ func (d *dirFS) ReadLink(name string) (string, error) {
 
 // Sub returns the folder dir of d, sharing d's open folder: paths still
 // resolve, and links are still followed, within the folder DirFS was given.
+// The folder itself is opened on first use (see DirFS).
 func (d *dirFS) Sub(dir string) (fs.FS, error) {
 	if !fs.ValidPath(dir) {
 		return nil, &fs.PathError{Op: "sub", Path: dir, Err: fs.ErrInvalid}
@@ -231,7 +254,15 @@ func (d *dirFS) Sub(dir string) (fs.FS, error) {
 	if dir == "." {
 		return d, nil
 	}
-	return &dirFS{folder: d.folder, prefix: path.Join(d.prefix, dir)}, nil
+	top, prefix := d.folder, path.Join(d.prefix, dir)
+	own := &folder{open: func() (*os.Root, error) {
+		root, err := top.openRoot()
+		if err != nil {
+			return nil, err
+		}
+		return root.OpenRoot(prefix)
+	}}
+	return &dirFS{folder: top, prefix: prefix, own: own}, nil
 }
 
 func (d *dirFS) ReadDir(name string) ([]fs.DirEntry, error) {

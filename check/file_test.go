@@ -212,6 +212,58 @@ func TestDirFSOpensFolderOnce(t *testing.T) {
 	}
 }
 
+// A folder taken with fs.Sub is opened once too, beside the top: a hundred
+// reads in it hold two descriptors; a link out of it into the snapshot is
+// still followed, and once it is open, it is what the sub-folder reads,
+// even renamed.
+func TestDirFSSubFolderOpenedOnce(t *testing.T) {
+	top := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(top, "x12", "deep"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(top, "hl7"), 0o755))
+	must(t, os.WriteFile(filepath.Join(top, "x12", "a.x12"), []byte("first"), 0o644))
+	must(t, os.WriteFile(filepath.Join(top, "x12", "deep", "b.x12"), []byte("deep"), 0o644))
+	must(t, os.WriteFile(filepath.Join(top, "hl7", "c.hl7"), []byte("MSH|"), 0o644))
+	must(t, os.Symlink("../../hl7/c.hl7", filepath.Join(top, "x12", "deep", "link.x12")))
+	fds := func() int {
+		list, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd:", err)
+		}
+		return len(list)
+	}
+	sub, err := fs.Sub(check.DirFS(top), "x12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep, err := fs.Sub(sub, "deep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := fds()
+	for range 100 {
+		if got, err := check.ReadFile(sub, "a.x12", 0); err != nil || string(got) != "first" {
+			t.Fatalf("a.x12: %q, %v", got, err)
+		}
+	}
+	if after := fds(); after > before+2 {
+		t.Errorf("%d descriptors open after 100 reads in a sub-folder, %d before", after, before)
+	}
+	for name, want := range map[string]string{"b.x12": "deep", "link.x12": "MSH|"} {
+		if got, err := check.ReadFile(deep, name, 0); err != nil || string(got) != want {
+			t.Errorf("deep/%s: %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if _, err := check.ReadFile(deep, "missing.x12", 0); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("deep/missing.x12: %v, want fs.ErrNotExist", err)
+	}
+	must(t, os.Rename(filepath.Join(top, "x12"), filepath.Join(top, "moved")))
+	must(t, os.Mkdir(filepath.Join(top, "x12"), 0o755))
+	must(t, os.WriteFile(filepath.Join(top, "x12", "a.x12"), []byte("second"), 0o644))
+	if got, err := check.ReadFile(sub, "a.x12", 0); err != nil || string(got) != "first" {
+		t.Errorf("after the rename: %q, %v; want the first folder's file", got, err)
+	}
+}
+
 // The folder is the one DirFS first opened: renamed afterwards, it is still
 // what the file system reads, and nothing at its old path is.
 func TestDirFSKeepsTheFolderItOpened(t *testing.T) {
