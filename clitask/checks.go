@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 )
 
 // source looks up env's CLI source and its trace. A nil *Result means the
@@ -46,6 +47,20 @@ type LastEvidence struct {
 	Expected any     `json:"expected"`
 	Actual   any     `json:"actual"`
 }
+
+// FieldDiffs returns nil: the evidence of the cli-bench kinds holds no
+// per-field results (check.Differ), so a report need not marshal it to
+// look for them.
+func (LastEvidence) FieldDiffs() []check.FieldDiff { return nil }
+
+// FieldDiffs returns nil, as LastEvidence's does.
+func (PatternEvidence) FieldDiffs() []check.FieldDiff { return nil }
+
+// FieldDiffs returns nil, as LastEvidence's does.
+func (VerifyEvidence) FieldDiffs() []check.FieldDiff { return nil }
+
+// FieldDiffs returns nil, as LastEvidence's does.
+func (FileEvidence) FieldDiffs() []check.FieldDiff { return nil }
 
 func lastEvidence(t *Trace, expected any, actual func(Command) any) (Command, bool, LastEvidence) {
 	ev := LastEvidence{Commands: len(t.Commands), Expected: expected}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/clitask"
 	"github.com/assaykit/assay/report"
 	"github.com/assaykit/assay/voice"
 )
@@ -51,6 +52,46 @@ func TestDifferAgreesWithTheEvidenceJSON(t *testing.T) {
 		}
 		if diff := cmp.Diff(viaJSON, report.FieldDiffs(evidence)); diff != "" {
 			t.Errorf("%T (-from its JSON +listed by itself):\n%s", evidence, diff)
+		}
+	}
+}
+
+// The cli-bench kinds' evidence lists no diffs, as its JSON holds none:
+// checked on every one of their evidence types, filled in, and on a real
+// failing run_count.
+func TestCLIEvidenceHasNoDiffs(t *testing.T) {
+	s, count := "x", 2
+	yes := true
+	tr := &clitask.Trace{Commands: []clitask.Command{{Command: "payerctl auth submit 1"}, {Command: "payerctl auth submit 2"}}}
+	a, err := assert.Decode([]byte(`{"assert": "run_count", "run_count": {"pattern": "^payerctl auth submit ", "max": 1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := assert.NewEnv()
+	clitask.Attach(env, clitask.MemorySource(tr))
+	res := assert.Run(context.Background(), a, env)
+	if res.Status != assert.StatusFailed {
+		t.Fatalf("run_count: %s %s", res.Status, res.Details)
+	}
+	for _, evidence := range []any{
+		res.Evidence,
+		clitask.LastEvidence{Commands: 1, Command: &s, Expected: 0, Actual: 1},
+		clitask.PatternEvidence{Pattern: "p", Mode: "regex", Commands: 2, Matches: []clitask.Match{{Index: 1, Command: "c"}}, Count: &count, Max: &count},
+		clitask.VerifyEvidence{Run: "true", Stdout: "out", OutputContains: &s},
+		clitask.FileEvidence{Path: "p", Resolved: "/p", Exists: true, Contains: &yes},
+	} {
+		if _, ok := evidence.(check.Differ); !ok {
+			t.Fatalf("%T is not a check.Differ", evidence)
+		}
+		data, err := json.Marshal(evidence)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if viaJSON := report.FieldDiffs(json.RawMessage(data)); viaJSON != nil {
+			t.Errorf("%T: its JSON %s holds diffs %q", evidence, data, viaJSON)
+		}
+		if got := report.FieldDiffs(evidence); got != nil {
+			t.Errorf("%T lists diffs %q", evidence, got)
 		}
 	}
 }
