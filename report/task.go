@@ -83,6 +83,9 @@ func writeCriterion(b *strings.Builder, cr assert.CriterionResult, o Options, pa
 
 func writeTaskText(w io.Writer, r assert.TaskResult, o Options) error {
 	var b strings.Builder
+	// About 250 bytes a criterion, the report of a failure twice that: one
+	// buffer, not a chain of doublings each copied into the next.
+	b.Grow(512 + 256*len(r.Criteria) + 256*(len(r.Criteria)-r.Counts.Passed))
 	for _, cr := range r.Criteria {
 		writeCriterion(&b, cr, o, "")
 	}
