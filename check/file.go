@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/assaykit/assay/internal/filekind"
+	"github.com/assaykit/assay/internal/nonblock"
 )
 
 // DefaultMaxFileSize is how many bytes of one evidence file a source reads
@@ -79,7 +80,7 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	fail := func(size int64, err error) ([]byte, error) {
 		return nil, &FileError{Path: name, Size: size, Limit: limit, Err: err}
 	}
-	if _, ok := fsys.(*dirFS); !ok {
+	if !nonblock.Opens(fsys) {
 		fi, err := fs.Stat(fsys, name)
 		if err != nil {
 			return fail(0, err)
@@ -231,6 +232,9 @@ func (d *dirFS) Open(name string) (fs.File, error) {
 		return r.OpenFile(full, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	})
 }
+
+// OpensWithoutBlocking marks a DirFS for ReadFile (see package nonblock).
+func (*dirFS) OpensWithoutBlocking() bool { return true }
 
 func (d *dirFS) Stat(name string) (fs.FileInfo, error) {
 	return dirOp(d, "stat", name, func(r *os.Root, full string) (fs.FileInfo, error) { return r.Stat(full) })

@@ -398,6 +398,10 @@ func (d hostFS) Open(name string) (fs.File, error) {
 	return f, nil
 }
 
+// OpensWithoutBlocking tells check.ReadFile that it need not look at a
+// file's type before opening it (see package nonblock).
+func (hostFS) OpensWithoutBlocking() bool { return nonBlock != 0 }
+
 func (d hostFS) Stat(name string) (fs.FileInfo, error) {
 	f, err := d.Open(name)
 	if err != nil {

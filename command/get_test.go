@@ -33,6 +33,10 @@ func TestGetInputs(t *testing.T) {
 		{"x12 folder", []string{"x12", "get", dir, "ST02"}, exitUsage, "not a regular file (a folder)"},
 		{"hl7 folder", []string{"hl7", "get", dir, "MSH.10"}, exitUsage, "not a regular file (a folder)"},
 		{"x12 empty file", []string{"x12", "get", empty, "ST02"}, exitUsage, "no ISA segment"},
+		// A file named on the command line is opened without blocking
+		// and its type checked through the open file.
+		{"criteria FIFO", []string{"eval", "--criteria", fifo, "--sandbox", dir}, exitUsage, "not a regular file (it is a FIFO)"},
+		{"criteria folder", []string{"eval", "--criteria", dir, "--sandbox", dir}, exitUsage, "not a regular file (it is a folder)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, stderr, code := runAssay(t, nil, tt.args...)
