@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -173,6 +174,42 @@ func BenchmarkCheck(b *testing.B) {
 	for b.Loop() {
 		if res := assert.Run(ctx, a, env); res.Status == assert.StatusError {
 			b.Fatal(res.Details)
+		}
+	}
+}
+
+// BenchmarkExampleChecks runs the bundled example's voice criteria on a
+// fresh read of its transcript, as one assay eval does.
+func BenchmarkExampleChecks(b *testing.B) {
+	data, err := os.ReadFile("../examples/priorauth/sandbox/voice/transcript.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	crit, _ := os.ReadFile("../examples/priorauth/criteria.json")
+	cs, err := assert.ParseCriteria(crit)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var as []assert.Assertion
+	for _, c := range cs {
+		if c.Assertion.Kind() == voice.Kind {
+			a, err := assert.Decode(c.Assertion)
+			if err != nil {
+				b.Fatal(err)
+			}
+			as = append(as, a)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		tr, err := voice.ParseJSON(data, "t.json")
+		if err != nil {
+			b.Fatal(err)
+		}
+		env := assert.NewEnv()
+		voice.Attach(env, voice.MemorySource(tr))
+		for _, a := range as {
+			assert.Run(context.Background(), a, env)
 		}
 	}
 }

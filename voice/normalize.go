@@ -3,6 +3,7 @@ package voice
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -124,17 +125,25 @@ func splitWords(text string, turn int, out []rawWord) []rawWord {
 	return out
 }
 
-// foldSlow applies NFKC and case folding and strips diacritics (the
-// transformers are built per call: they are not safe for concurrent use).
+// foldSlow applies NFKC and case folding and strips diacritics.
 func foldSlow(s string) string {
 	s = norm.NFKC.String(s)
 	s = cases.Fold().String(s)
-	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	// The stripping chain is not safe for concurrent use, and building
+	// one allocates some 16 KB of buffers: a pool, not one per word.
+	t := stripMarks.Get().(transform.Transformer)
 	if out, _, err := transform.String(t, s); err == nil {
 		s = out
 	}
+	stripMarks.Put(t)
 	return s
 }
+
+// stripMarks holds transformers that remove combining marks (category Mn)
+// from a string, recomposing what is left.
+var stripMarks = sync.Pool{New: func() any {
+	return transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+}}
 
 // foldWord applies NFKC, case folding and diacritic stripping to one word,
 // with a fast path for ASCII.
@@ -157,14 +166,37 @@ func foldWord(s string) string {
 		}
 		return strings.ToLower(s)
 	}
-	s = foldSlow(s)
+	if t, ok := straightenApostrophes(s); ok {
+		return strings.ToLower(t)
+	}
 	// apostrophes of every shape read as a straight one
-	return strings.Map(func(r rune) rune {
-		if isApostrophe(r) {
-			return '\''
+	return strings.Map(straightApostrophe, foldSlow(s))
+}
+
+func straightApostrophe(r rune) rune {
+	if isApostrophe(r) {
+		return '\''
+	}
+	return r
+}
+
+// straightenApostrophes returns s with its typographic apostrophes (’ ‘
+// ʼ, which the folding stages leave as they are) made straight, when
+// nothing else in it is outside ASCII: "member’s" is as common in a
+// transcript as "member's", and then reads as fast.
+func straightenApostrophes(s string) (string, bool) {
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf:
+			b = append(b, byte(r))
+		case r == '’' || r == '‘' || r == 'ʼ':
+			b = append(b, '\'')
+		default:
+			return "", false
 		}
-		return r
-	}, s)
+	}
+	return string(b), true
 }
 
 // word is a folded word in the middle of normalisation.
@@ -183,6 +215,12 @@ func normalizeWords(raw []rawWord) []token {
 	words := make([]word, 0, len(raw)+len(raw)/4)
 	for _, r := range raw {
 		f := foldWord(r.text)
+		if isLowerASCIILetters(f) {
+			// The common word, which subSplit would return whole: no
+			// slice of parts for it.
+			words = append(words, word{text: f, turn: r.turn, start: r.start, end: r.end, brk: r.brk, dollar: r.dollar, percent: r.percent})
+			continue
+		}
 		first := true
 		for _, part := range subSplit(f) {
 			w := word{text: part, turn: r.turn, start: r.start, end: r.end, dollar: r.dollar, percent: r.percent}
@@ -202,6 +240,16 @@ func normalizeWords(raw []rawWord) []token {
 	toks = dates(toks)
 	toks = joinLetters(toks)
 	return toks
+}
+
+// isLowerASCIILetters reports whether s is one or more of a to z.
+func isLowerASCIILetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // subSplit cuts a folded word into parts: at characters folding produced
@@ -396,6 +444,11 @@ func expandContractions(in []word) []word {
 	out := in[:0:0]
 	out = make([]word, 0, len(in)+len(in)/8)
 	emit := func(w word, text string) {
+		if isPlainASCIIWord(text) {
+			w.text = text
+			out = append(out, w)
+			return
+		}
 		for j, part := range strings.Fields(text) {
 			c := w
 			c.text = part
@@ -452,6 +505,17 @@ func expandContractions(in []word) []word {
 		}
 	}
 	return out
+}
+
+// isPlainASCIIWord reports whether s is ASCII with no white space or
+// control character: one word, as strings.Fields would read it.
+func isPlainASCIIWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // dropFillers removes filler words; "per cent" becomes "percent" here too.

@@ -10,7 +10,7 @@ package voice
 type wordSet []string
 
 func (s wordSet) has(w string) bool {
-	i := search(len(s), func(i int) bool { return s[i] >= w })
+	i := search(len(s), func(i int) bool { return atOrAfter(s[i], w) })
 	return i < len(s) && s[i] == w
 }
 
@@ -23,7 +23,7 @@ type wordEntry[V any] struct {
 }
 
 func (m wordMap[V]) get(w string) (V, bool) {
-	if i := search(len(m), func(i int) bool { return m[i].word >= w }); i < len(m) && m[i].word == w {
+	if i := search(len(m), func(i int) bool { return atOrAfter(m[i].word, w) }); i < len(m) && m[i].word == w {
 		return m[i].value, true
 	}
 	var zero V
@@ -44,4 +44,13 @@ func search(n int, atOrAfter func(int) bool) int {
 		}
 	}
 	return lo
+}
+
+// atOrAfter is a >= b, deciding on the first bytes where they differ, as
+// they do at most steps of a search, without a call to compare strings.
+func atOrAfter(a, b string) bool {
+	if a != "" && b != "" && a[0] != b[0] {
+		return a[0] > b[0]
+	}
+	return a >= b
 }

@@ -109,3 +109,24 @@ func BenchmarkWordLookup(b *testing.B) {
 		b.Fatal("no word found")
 	}
 }
+
+// The fast path for words whose only characters outside ASCII are
+// typographic apostrophes folds them as the full folding does.
+func TestStraightenApostrophesAsFolding(t *testing.T) {
+	for _, w := range []string{"member’s", "Member‘S", "Oʼbrien", "don’t", "’", "’’x’", "rock’n’roll", "ID’s", "a’b’c"} {
+		t.Run(w, func(t *testing.T) {
+			fast, ok := straightenApostrophes(w)
+			if !ok {
+				t.Fatal("not taken")
+			}
+			if want := strings.Map(straightApostrophe, foldSlow(w)); strings.ToLower(fast) != want {
+				t.Errorf("fast %q, folding %q", strings.ToLower(fast), want)
+			}
+		})
+	}
+	for _, w := range []string{"café’s", "´s", "′", "naïve"} {
+		if _, ok := straightenApostrophes(w); ok {
+			t.Errorf("%q: taken, though it holds more than apostrophes outside ASCII", w)
+		}
+	}
+}
