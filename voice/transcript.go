@@ -186,42 +186,66 @@ func ParseJSON(data []byte, name string) (*Transcript, error) {
 	var err error
 	i := 0
 	turnsV.ForEach(func(_, v gjson.Result) bool {
-		ptr := base + "/" + strconv.Itoa(i)
+		// The pointer is written only for an error: most turns have none.
+		n := i
+		ptr := func() string { return base + "/" + strconv.Itoa(n) }
 		i++
 		if !v.IsObject() {
-			err = fail(v.Index, ptr, "a turn must be an object, not %s", jsonkind.OfResult(v))
+			err = fail(v.Index, ptr(), "a turn must be an object, not %s", jsonkind.OfResult(v))
 			return false
 		}
-		sp := v.Get("speaker")
+		// One pass over the turn's members; a repeated key reads as its
+		// first, as gjson's Get does.
+		var sp, text, startMS, endMS gjson.Result
+		v.ForEach(func(k, m gjson.Result) bool {
+			var dst *gjson.Result
+			switch k.Str {
+			case "speaker":
+				dst = &sp
+			case "text":
+				dst = &text
+			case "start_ms":
+				dst = &startMS
+			case "end_ms":
+				dst = &endMS
+			}
+			if dst != nil && !dst.Exists() {
+				*dst = m
+			}
+			return true
+		})
 		if sp.Type != gjson.String {
 			if !sp.Exists() {
-				err = fail(v.Index, ptr, "the turn has no speaker")
+				err = fail(v.Index, ptr(), "the turn has no speaker")
 			} else {
-				err = fail(sp.Index, ptr+"/speaker", "speaker must be a string, not %s", jsonkind.OfResult(sp))
+				err = fail(sp.Index, ptr()+"/speaker", "speaker must be a string, not %s", jsonkind.OfResult(sp))
 			}
 			return false
 		}
 		if strings.TrimSpace(sp.Str) == "" {
-			err = fail(sp.Index, ptr+"/speaker", "speaker is empty")
+			err = fail(sp.Index, ptr()+"/speaker", "speaker is empty")
 			return false
 		}
 		turn := Turn{Speaker: Speaker(sp.Str)}
-		switch text := v.Get("text"); text.Type {
+		switch text.Type {
 		case gjson.String:
 			turn.Text = text.Str
 		case gjson.Null:
 		default:
-			err = fail(text.Index, ptr+"/text", "text must be a string, not %s", jsonkind.OfResult(text))
+			err = fail(text.Index, ptr()+"/text", "text must be a string, not %s", jsonkind.OfResult(text))
 			return false
 		}
-		for _, key := range []string{"start_ms", "end_ms"} {
-			t := v.Get(key)
+		for _, key := range [...]string{"start_ms", "end_ms"} {
+			t := startMS
+			if key == "end_ms" {
+				t = endMS
+			}
 			if !t.Exists() || t.Type == gjson.Null {
 				continue
 			}
 			f := t.Float()
 			if t.Type != gjson.Number || f < 0 || f > math.MaxInt64/2 || math.IsNaN(f) {
-				err = fail(t.Index, ptr+"/"+key, "%s must be a number of milliseconds >= 0, not %s", key, assert.Truncate(t.Raw))
+				err = fail(t.Index, ptr()+"/"+key, "%s must be a number of milliseconds >= 0, not %s", key, assert.Truncate(t.Raw))
 				return false
 			}
 			ms := int64(f)
@@ -232,7 +256,7 @@ func ParseJSON(data []byte, name string) (*Transcript, error) {
 			}
 		}
 		if turn.StartMS != nil && turn.EndMS != nil && *turn.EndMS < *turn.StartMS {
-			err = fail(v.Index, ptr, "end_ms %d is before start_ms %d", *turn.EndMS, *turn.StartMS)
+			err = fail(v.Index, ptr(), "end_ms %d is before start_ms %d", *turn.EndMS, *turn.StartMS)
 			return false
 		}
 		turns = append(turns, turn)
