@@ -92,9 +92,11 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		return c.badInput("eval: %s: %v", f.criteria, err)
 	}
+	// run.json and the warning read the snapshot through one open folder.
+	snapshot := check.DirFS(f.sandbox)
 	entity := f.entity
 	if entity == "" {
-		if entity, err = readRunEntity(f.sandbox, f.maxFileSize); err != nil {
+		if entity, err = readRunEntity(snapshot, f.sandbox, f.maxFileSize); err != nil {
 			return c.badInput("eval: %v", err)
 		}
 	}
@@ -103,7 +105,7 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 		return c.badInput("eval: %v", err)
 	}
 	defer env.Close()
-	c.warnSandbox(f.sandbox)
+	c.warnSandbox(snapshot, f.sandbox)
 	if w := assert.ScopeWarning(criteria, entity); w != "" {
 		fmt.Fprintf(c.stderr, "assay: eval: warning: %s\n", w)
 	}
@@ -148,8 +150,8 @@ func (c *cli) readCriteria(path string, limit int64) ([]assert.Criterion, error)
 
 // readRunEntity reads the input entity a snapshot on disk names in
 // run.json, or "" when it has none.
-func readRunEntity(dir string, limit int64) (string, error) {
-	id, err := sandbox.RunEntity(check.DirFS(dir), limit)
+func readRunEntity(snapshot fs.FS, dir string, limit int64) (string, error) {
+	id, err := sandbox.RunEntity(snapshot, limit)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", dir, err)
 	}
@@ -174,8 +176,8 @@ func (c *cli) loadSandbox(dir string, f evalFlags) (*assert.Env, error) {
 
 // warnSandbox warns when a snapshot holds none of the evidence folders: a
 // misconfiguration that would otherwise read as "the agent failed".
-func (c *cli) warnSandbox(dir string) {
-	if len(sandbox.Present(check.DirFS(dir))) == 0 {
+func (c *cli) warnSandbox(snapshot fs.FS, dir string) {
+	if len(sandbox.Present(snapshot)) == 0 {
 		fmt.Fprintf(c.stderr, "assay: eval: warning: %s holds none of the evidence folders %s; every check that needs evidence will report an error\n",
 			dir, strings.Join(sandbox.Folders(), ", "))
 	}
@@ -243,7 +245,7 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags) i
 		}
 		r.entity = f.entity
 		if r.entity == "" {
-			if r.entity, err = readRunEntity(sb, f.maxFileSize); err != nil {
+			if r.entity, err = readRunEntity(check.DirFS(sb), sb, f.maxFileSize); err != nil {
 				return c.badInput("eval: run %s: %v", name, err)
 			}
 		}
