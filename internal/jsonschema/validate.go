@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -109,15 +110,22 @@ func (st *state) failf(keyword string, msg func() string) {
 // ordered by instance location (stable: violations of one value keep the
 // order of the keywords that found them). A valid document gives nil.
 func (s *Schema) Validate(doc any) []Violation {
-	st := &state{}
+	st := states.Get().(*state)
 	st.inst, st.kw = st.buf[:0:16], st.buf[16:16:32]
 	st.validate(s.root, doc, nil)
-	if len(st.out) == 0 {
+	out := st.out
+	*st = state{}
+	states.Put(st)
+	if len(out) == 0 {
 		return nil
 	}
-	sort.SliceStable(st.out, func(i, j int) bool { return st.out[i].InstanceLocation < st.out[j].InstanceLocation })
-	return st.out
+	sort.SliceStable(out, func(i, j int) bool { return out[i].InstanceLocation < out[j].InstanceLocation })
+	return out
 }
+
+// states holds validation states for reuse: one is a kilobyte, and a
+// criteria file validates a spec per criterion.
+var states = sync.Pool{New: func() any { return new(state) }}
 
 // evaluated records which members or items of the instance a schema
 // evaluated, for unevaluatedProperties and unevaluatedItems.
