@@ -45,22 +45,26 @@
 // bytes at a time in a register elsewhere); since segments end at
 // consecutive terminators, each segment's is the lowest bit left in the
 // current block's mask (a trailing-zero count, and the bit cleared), not
-// a search from the segment's start. Segment IDs are compared as packed integers and
-// classified by a perfect hash, and only the envelope segments, and the
-// segments the loops depend on (HL, BHT, LS, LE and those that open a
-// loop), are looked into. The parse loop carries as little as it can from
-// one segment to the next, since every value it keeps live is one more to
-// spill around its calls: the line break after a terminator is skipped as
-// the segment ends, not by another turn of the loop; a transaction set's
-// segment count is not kept (SE01 is checked against the SE's index less
-// the ST's, plus one); the last segment's end, which only a finding about
-// a missing trailer needs, is found again then; the terminator and the
-// element separator are read from the parser where they are needed;
-// whether a transaction set is open and its guide are one byte; the
-// segment index is appended to through the indexer rather than held in
-// the loop. A segment that opens a loop where no LS is open opens it in
-// the parse loop itself (the looked-up outcome below, written out there),
-// since a call would spill the loop's state. It
+// a search from the segment's start. Segment IDs are compared as packed
+// integers and classified by a perfect hash, and only the envelope
+// segments, and the segments the loops depend on (HL, BHT, LS, LE and
+// those that open a loop), are looked into. The parse loop carries as
+// little as it can from one segment to the next, since every value it
+// keeps live is one more to spill around its calls: the line break after
+// a terminator is skipped as the segment ends, not by another turn of the
+// loop, and its usual cases (none, or a line feed) are tested before it
+// is skipped in a loop; a transaction set's segment count is not kept
+// (SE01 is checked against the SE's index less the ST's, plus one); the
+// last segment's end, which only a finding about a missing trailer needs,
+// is found again then; the terminator and the element separator are read
+// from the parser where they are needed; whether a transaction set is
+// open and its guide are one byte; the segment index is appended to
+// through the indexer rather than held in the loop. A segment that opens
+// a loop where no LS is open opens it in the parse loop itself (from the
+// table described below, written out there), not by a call. No pointer is
+// written per transaction set (ST02 is kept as offsets, the guide's table
+// only when it changes), so the parse takes no write barriers while the
+// garbage collector runs. It
 // records four bytes per transaction set (its ST segment's offset; code,
 // control number, version, guide and segment indexes are read from there
 // when asked for), in a slice sized from the first set. An input of up to

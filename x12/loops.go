@@ -421,8 +421,9 @@ func (ix *indexer) startTx(guide uint8, at int) {
 func (ix *indexer) endTx() {
 	ix.setCur(-1, -1)
 	loops := ix.loops
-	for l := len(loops) - 1; l >= int(ix.txLoops); l-- {
-		if p := loops[l].parent; p >= 0 {
+	for l, lo := len(loops)-1, int(ix.txLoops); l >= lo && l < len(loops); l-- {
+		// A parent of -1 (none) is out of range as a uint.
+		if p := uint(loops[l].parent); p < uint(len(loops)) {
 			loops[p].last = max(loops[p].last, loops[l].last) // no branch on the data
 		}
 	}

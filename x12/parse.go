@@ -616,8 +616,10 @@ type parser struct {
 	groups            int // functional groups in the open interchange
 	sets              int // transaction sets in the open group
 	version           string
-	control           string // ST02 of the open transaction set
-	guide             uint8  // the guide of the open transaction set
+	// ST02 of the open transaction set: p.s[controlAt:controlEnd] (offsets,
+	// which the parse writes for every set without a write barrier).
+	controlAt, controlEnd int32
+	guide                 uint8 // the guide of the open transaction set
 	// the guide of the last transaction set, and what it was chosen by
 	lastCode, lastVersion, lastGS08 string
 	lastGuide                       uint8
@@ -656,7 +658,7 @@ func (p *parser) run(pos int) {
 	// segment starts with white space. (White space that is the terminator
 	// would end an empty segment, which is skipped too.) The parse starts
 	// at an ISA and skips them after each segment.
-	for pos < len(s) {
+	for uint(pos) < uint(len(s)) {
 		var end int
 		if s[pos] == 'I' && strings.HasPrefix(s[pos:], "ISA") {
 			d, isaEnd, same, err := readISA(s, pos)
@@ -677,7 +679,7 @@ func (p *parser) run(pos int) {
 					p.findAt(pos, n, "ISA", "ISA11, the repetition separator "+strconv.QuoteRune(rune(d.Repetition))+", is also ISA16, the component separator: an element splits at it into pieces that both [REP] and -C select")
 				}
 				n++
-				pos = skipSpace(s, isaEnd+1)
+				pos = skipLayout(s, isaEnd+1)
 				continue
 			}
 			p.findAt(pos, n, "ISA", "an ISA that cannot be read: "+err.(*SyntaxError).Msg+"; the previous delimiters are kept")
@@ -798,7 +800,7 @@ func (p *parser) run(pos int) {
 					p.checkHL(n, pos, end)
 				}
 				n++
-				pos = skipSpace(s, end+1)
+				pos = skipLayout(s, end+1)
 				continue
 			}
 		}
@@ -811,7 +813,7 @@ func (p *parser) run(pos int) {
 			tx = p.txMode()
 			n++
 		}
-		pos = skipSpace(s, end+1)
+		pos = skipLayout(s, end+1)
 	}
 	p.x.nsegs = int(n)
 	p.finish()
@@ -825,10 +827,24 @@ func (p *parser) txMode() uint8 {
 	return 1 + p.guide
 }
 
+// skipLayout returns where the segment after a terminator at pos-1
+// starts: skipSpace, with the usual cases first (nothing, or a line feed,
+// before the next segment).
+func skipLayout(s string, pos int) int {
+	if uint(pos+1) < uint(len(s)) {
+		if c := s[pos]; c > ' ' {
+			return pos
+		} else if c == '\n' && s[pos+1] > ' ' {
+			return pos + 1
+		}
+	}
+	return skipSpace(s, pos)
+}
+
 // skipSpace returns the first index at or after pos of s that is not
 // white space (isSpace), or len(s).
 func skipSpace(s string, pos int) int {
-	for pos < len(s) {
+	for uint(pos) < uint(len(s)) {
 		if c := s[pos]; c > ' ' || spaceBits>>c&1 == 0 {
 			break
 		}
@@ -928,7 +944,7 @@ func (p *parser) segment(i int32, start, end int) {
 		var b [6]int // ST01..ST03
 		p.elemBounds(start, end, b[:])
 		code, version := p.s[b[0]:b[1]], p.s[b[4]:b[5]]
-		p.control = p.s[b[2]:b[3]]
+		p.controlAt, p.controlEnd = int32(b[2]), int32(b[3])
 		if code != p.lastCode || version != p.lastVersion || p.version != p.lastGS08 {
 			p.lastCode, p.lastVersion, p.lastGS08 = code, version, p.version
 			p.lastGuide = guideFor(code, p.version, version)
@@ -947,7 +963,9 @@ func (p *parser) segment(i int32, start, end int) {
 		p.x.sets = append(p.x.sets, int32(start))
 		p.hl.start()
 		if p.ix != nil {
-			p.ix.def = txDefOf(p.guide)
+			if d := txDefOf(p.guide); p.ix.def != d {
+				p.ix.def = d // usually the same: no write barrier
+			}
 			p.ix.startTx(p.guide, start)
 		}
 	case idSE:
@@ -984,6 +1002,9 @@ func (p *parser) segment(i int32, start, end int) {
 	}
 }
 
+// controlText returns ST02 of the open transaction set.
+func (p *parser) controlText() string { return p.s[p.controlAt:p.controlEnd] }
+
 // closeOpen closes, as missing their trailers, the open transaction set,
 // group and interchange that segment i ends (as selected).
 func (p *parser) closeOpen(i int32, start, end int, st, gs, isa bool) {
@@ -1003,17 +1024,17 @@ func (p *parser) closeOpen(i int32, start, end int, st, gs, isa bool) {
 func (p *parser) closeST(i int32, start, end int, found bool) {
 	p.inST = false
 	if !found {
-		p.find(i, start, end, "transaction set "+strconv.Quote(p.control)+" (ST at segment "+strconv.Itoa(int(p.st)+1)+") has no SE")
+		p.find(i, start, end, "transaction set "+strconv.Quote(p.controlText())+" (ST at segment "+strconv.Itoa(int(p.st)+1)+") has no SE")
 		return
 	}
 	var b [4]int // SE01, SE02
 	p.elemBounds(start, end, b[:])
 	count := int(i-p.st) + 1 // every segment from ST to SE
 	if se01 := p.s[b[0]:b[1]]; !countIs(se01, count) {
-		p.find(i, start, end, "SE01 counts "+strconv.Quote(se01)+" segments, but transaction set "+strconv.Quote(p.control)+" has "+strconv.Itoa(count)+" from ST to SE")
+		p.find(i, start, end, "SE01 counts "+strconv.Quote(se01)+" segments, but transaction set "+strconv.Quote(p.controlText())+" has "+strconv.Itoa(count)+" from ST to SE")
 	}
-	if se02 := p.s[b[2]:b[3]]; se02 != p.control {
-		p.find(i, start, end, "SE02 "+strconv.Quote(se02)+" does not match ST02 "+strconv.Quote(p.control))
+	if se02 := p.s[b[2]:b[3]]; se02 != p.controlText() {
+		p.find(i, start, end, "SE02 "+strconv.Quote(se02)+" does not match ST02 "+strconv.Quote(p.controlText()))
 	}
 }
 
@@ -1054,7 +1075,7 @@ func (p *parser) finish() {
 	lastID := segmentID(t, p.d.Element)
 	if p.inST {
 		p.inST = false
-		p.findAt(len(p.s), last, lastID, "the input ends before the SE of transaction set "+strconv.Quote(p.control)+" (ST at segment "+strconv.Itoa(int(p.st)+1)+")")
+		p.findAt(len(p.s), last, lastID, "the input ends before the SE of transaction set "+strconv.Quote(p.controlText())+" (ST at segment "+strconv.Itoa(int(p.st)+1)+")")
 	}
 	if p.inGS {
 		p.findAt(len(p.s), last, lastID, "the input ends before the GE of functional group "+strconv.Quote(p.elem(p.gsAt, p.gsEnd, 6))+" (GS at segment "+strconv.Itoa(int(p.gs)+1)+")")
