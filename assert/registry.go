@@ -186,7 +186,8 @@ func (r *Registry) lookup(kind string) (*entry, bool) {
 // Decode validates a JSON spec against its kind's schema and decodes it.
 // Both spec shapes are accepted. A problem with the spec is a *SpecError.
 func (r *Registry) Decode(data []byte) (Assertion, error) {
-	if !gjson.ValidBytes(data) {
+	v, ok := decodeJSON(data)
+	if !ok {
 		var v any
 		err := json.Unmarshal(data, &v)
 		if err == nil {
@@ -194,39 +195,7 @@ func (r *Registry) Decode(data []byte) (Assertion, error) {
 		}
 		return nil, &SpecError{Violations: []Violation{{Message: "not JSON: " + err.Error()}}, Err: err}
 	}
-	return r.decodeValue(jsonValue(gjson.ParseBytes(data)), data, nil)
-}
-
-// jsonValue converts valid JSON to the value encoding/json with UseNumber
-// would give, in one pass without reflection: decoding specs is on the hot
-// path of Evaluate.
-func jsonValue(v gjson.Result) any {
-	switch v.Type {
-	case gjson.Null:
-		return nil
-	case gjson.False:
-		return false
-	case gjson.True:
-		return true
-	case gjson.Number:
-		return json.Number(v.Raw)
-	case gjson.String:
-		return v.Str
-	}
-	if v.IsArray() {
-		out := make([]any, 0, 4)
-		v.ForEach(func(_, item gjson.Result) bool {
-			out = append(out, jsonValue(item))
-			return true
-		})
-		return out
-	}
-	out := make(map[string]any, 8)
-	v.ForEach(func(k, item gjson.Result) bool {
-		out[k.Str] = jsonValue(item)
-		return true
-	})
-	return out
+	return r.decodeValue(v, data, nil)
 }
 
 // DecodeYAML is Decode for a YAML node (as a cli-bench task's assert list

@@ -1,0 +1,306 @@
+package assert
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// decodeJSON reads data, exactly one JSON value with white space around it,
+// into the value encoding/json with UseNumber decodes it to: objects as
+// map[string]any (a repeated name keeps its last value), arrays as []any,
+// numbers as json.Number, strings with their escapes resolved and bytes
+// that are not UTF-8 replaced by U+FFFD, and true, false and nil. It
+// accepts exactly what json.Valid accepts (nesting at most 10,000 deep).
+//
+// It is one pass over one copy of data, without reflection: decoding specs
+// is on the hot path of every evaluation, and validating a spec with gjson
+// and then walking it with gjson read every nested value once per level.
+func decodeJSON(data []byte) (any, bool) {
+	d := jsonDecoder{s: string(data)}
+	d.skipSpace()
+	v, ok := d.value()
+	if !ok {
+		return nil, false
+	}
+	d.skipSpace()
+	return v, d.i == len(d.s)
+}
+
+// maxJSONDepth is encoding/json's limit on nesting.
+const maxJSONDepth = 10000
+
+type jsonDecoder struct {
+	s     string
+	i     int
+	depth int
+}
+
+func (d *jsonDecoder) skipSpace() {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// next reports whether the byte at the decoder is c, and steps over it if so.
+func (d *jsonDecoder) next(c byte) bool {
+	if d.i < len(d.s) && d.s[d.i] == c {
+		d.i++
+		return true
+	}
+	return false
+}
+
+func (d *jsonDecoder) value() (any, bool) {
+	if d.i >= len(d.s) {
+		return nil, false
+	}
+	switch c := d.s[d.i]; {
+	case c == '{':
+		return d.object()
+	case c == '[':
+		return d.array()
+	case c == '"':
+		s, ok := d.str()
+		return s, ok
+	case c == '-' || c >= '0' && c <= '9':
+		return d.number()
+	case c == 't':
+		return true, d.literal("true")
+	case c == 'f':
+		return false, d.literal("false")
+	case c == 'n':
+		return nil, d.literal("null")
+	}
+	return nil, false
+}
+
+func (d *jsonDecoder) literal(word string) bool {
+	if strings.HasPrefix(d.s[d.i:], word) {
+		d.i += len(word)
+		return true
+	}
+	return false
+}
+
+func (d *jsonDecoder) object() (any, bool) {
+	if d.depth++; d.depth > maxJSONDepth {
+		return nil, false
+	}
+	d.i++
+	out := make(map[string]any, 8)
+	d.skipSpace()
+	if d.next('}') {
+		d.depth--
+		return out, true
+	}
+	for {
+		if d.i >= len(d.s) || d.s[d.i] != '"' {
+			return nil, false
+		}
+		k, ok := d.str()
+		if !ok {
+			return nil, false
+		}
+		d.skipSpace()
+		if !d.next(':') {
+			return nil, false
+		}
+		d.skipSpace()
+		v, ok := d.value()
+		if !ok {
+			return nil, false
+		}
+		out[k] = v
+		d.skipSpace()
+		switch {
+		case d.next(','):
+			d.skipSpace()
+		case d.next('}'):
+			d.depth--
+			return out, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (d *jsonDecoder) array() (any, bool) {
+	if d.depth++; d.depth > maxJSONDepth {
+		return nil, false
+	}
+	d.i++
+	out := make([]any, 0, 4)
+	d.skipSpace()
+	if d.next(']') {
+		d.depth--
+		return out, true
+	}
+	for {
+		v, ok := d.value()
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+		d.skipSpace()
+		switch {
+		case d.next(','):
+			d.skipSpace()
+		case d.next(']'):
+			d.depth--
+			return out, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func (d *jsonDecoder) number() (any, bool) {
+	start := d.i
+	d.next('-')
+	switch {
+	case d.next('0'):
+	case d.digits() == 0:
+		return nil, false
+	}
+	if d.next('.') && d.digits() == 0 {
+		return nil, false
+	}
+	if d.next('e') || d.next('E') {
+		if !d.next('+') {
+			d.next('-')
+		}
+		if d.digits() == 0 {
+			return nil, false
+		}
+	}
+	return json.Number(d.s[start:d.i]), true
+}
+
+// digits steps over a run of digits and returns its length.
+func (d *jsonDecoder) digits() int {
+	start := d.i
+	for d.i < len(d.s) && d.s[d.i] >= '0' && d.s[d.i] <= '9' {
+		d.i++
+	}
+	return d.i - start
+}
+
+// str reads a string: a substring of the copy when it needs no change.
+func (d *jsonDecoder) str() (string, bool) {
+	start := d.i + 1
+	plain := true // ASCII, no escape
+	for i := start; i < len(d.s); i++ {
+		switch c := d.s[i]; {
+		case c == '"':
+			if s := d.s[start:i]; plain || utf8.ValidString(s) {
+				d.i = i + 1
+				return s, true
+			}
+			return d.unescape(start) // one U+FFFD for each byte that is not UTF-8
+		case c == '\\':
+			return d.unescape(start)
+		case c < ' ':
+			return "", false
+		case c >= utf8.RuneSelf:
+			plain = false
+		}
+	}
+	return "", false
+}
+
+// unescape reads the string from start (after its quote), which holds an
+// escape, as encoding/json unquotes it.
+func (d *jsonDecoder) unescape(start int) (string, bool) {
+	b := make([]byte, 0, 2*(len(d.s)-start)/3+8)
+	i := start
+	for i < len(d.s) {
+		c := d.s[i]
+		switch {
+		case c == '"':
+			d.i = i + 1
+			return string(b), true
+		case c < ' ':
+			return "", false
+		case c == '\\':
+			if i+1 >= len(d.s) {
+				return "", false
+			}
+			i++
+			switch e := d.s[i]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r, ok := hex4(d.s, i+1)
+				if !ok {
+					return "", false
+				}
+				i += 4
+				if utf16.IsSurrogate(r) {
+					// A pair only when the next escape completes it.
+					hi := r
+					r = utf8.RuneError
+					if i+2 < len(d.s) && d.s[i+1] == '\\' && d.s[i+2] == 'u' {
+						if lo, ok := hex4(d.s, i+3); ok {
+							if pair := utf16.DecodeRune(hi, lo); pair != utf8.RuneError {
+								r = pair
+								i += 6
+							}
+						}
+					}
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				return "", false
+			}
+			i++
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(d.s[i:])
+			b = utf8.AppendRune(b, r) // RuneError for a byte that is not UTF-8
+			i += size
+		}
+	}
+	return "", false
+}
+
+// hex4 reads the four hex digits at s[i:] as a rune; false if they are not.
+func hex4(s string, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[i : i+4]) {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
