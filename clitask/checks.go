@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/assaykit/assay/assert"
@@ -195,7 +194,7 @@ func scan(ctx context.Context, src Source, t *Trace, p *Pattern, ev *PatternEvid
 	}
 	if p.re == nil {
 		// A substring search takes linear time: no budget needed.
-		return scanCommands(ctx, t, p, nil, ev, stopAtFirst, nil)
+		return scanCommands(ctx, t, p, nil, ev, stopAtFirst, time.Time{})
 	}
 	var runes [][]rune
 	if rs, ok := src.(runeSource); ok {
@@ -204,16 +203,16 @@ func scan(ctx context.Context, src Source, t *Trace, p *Pattern, ev *PatternEvid
 	// The matching runs here, not on a goroutine of its own that this one
 	// would wait on beside ctx and the budget: that cost more than the
 	// matching of a usual trace. A budget or ctx that ends stops it at the
-	// next command, and regexp2 stops a match under way within MatchTimeout.
+	// next command (the clock is read between commands: a timer to set a
+	// flag cost more than reading it), and regexp2 stops a match under way
+	// within MatchTimeout.
 	budget := limitsOf(src).budget
-	var stop atomic.Bool
-	timer := time.AfterFunc(budget, func() { stop.Store(true) })
-	defer timer.Stop()
+	deadline := time.Now().Add(budget)
 	out := *ev
-	n, err := scanCommands(ctx, t, p, runes, &out, stopAtFirst, &stop)
+	n, err := scanCommands(ctx, t, p, runes, &out, stopAtFirst, deadline)
 	switch {
 	case err == nil:
-	case stop.Load() || errors.Is(err, ErrPatternBudget):
+	case errors.Is(err, ErrPatternBudget) || !time.Now().Before(deadline):
 		// The budget ran out, perhaps during a match that then hit
 		// MatchTimeout: the budget is what stopped the check.
 		return 0, fmt.Errorf("matching %s against %s took longer than %s: %w", quote(p.text), commandsWord(len(t.Commands)), budget, ErrPatternBudget)
@@ -224,16 +223,18 @@ func scan(ctx context.Context, src Source, t *Trace, p *Pattern, ev *PatternEvid
 	return n, err
 }
 
-// scanCommands is the loop of scan; it gives up when stop is set.
-func scanCommands(ctx context.Context, t *Trace, p *Pattern, runes [][]rune, ev *PatternEvidence, stopAtFirst bool, stop *atomic.Bool) (int, error) {
+// scanCommands is the loop of scan; it gives up at the deadline, unless
+// that is zero.
+func scanCommands(ctx context.Context, t *Trace, p *Pattern, runes [][]rune, ev *PatternEvidence, stopAtFirst bool, deadline time.Time) (int, error) {
 	n := 0
+	timed := !deadline.IsZero()
 	for i := range t.Commands {
-		if stop != nil && stop.Load() {
+		if timed && !time.Now().Before(deadline) {
 			return n, ErrPatternBudget
 		}
 		// Regular expressions are looked at between every two commands
 		// (a match may take MatchTimeout), substrings every 1,024.
-		if (stop != nil || i&1023 == 1023) && ctx.Err() != nil {
+		if (timed || i&1023 == 1023) && ctx.Err() != nil {
 			return n, ctx.Err()
 		}
 		var ok bool
