@@ -1,6 +1,9 @@
 package jsonschema
 
-import "fmt"
+import (
+	"fmt"
+	"reflect"
+)
 
 // ParseText reads data as Compile (open false) or CompileOpen (open true)
 // does and returns the value read, as encoding/json decodes it with
@@ -51,4 +54,42 @@ func CheckPointers(data []byte, open bool) error {
 func CompileErrorBefore(doc any) error {
 	_, err := oldCompileValue(doc)
 	return err
+}
+
+// WriteStatic is the generator of static_gen.go (writeStatic).
+var WriteStatic = writeStatic
+
+// CompileFromText compiles schema as Compile does when it finds no
+// precompiled schema for it.
+func CompileFromText(schema []byte) (*Schema, error) { return compileText(schema, false) }
+
+// ResolvePatterns compiles every pattern of s, as its first validation
+// would, so that a precompiled schema compares with a compiled one.
+func ResolvePatterns(s *Schema) { resolvePatterns(reflect.ValueOf(s), map[uintptr]bool{}) }
+
+func resolvePatterns(v reflect.Value, seen map[uintptr]bool) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() || seen[v.Pointer()] {
+			return
+		}
+		seen[v.Pointer()] = true
+		if v.Type() == reflect.TypeFor[*lazyRegexp]() {
+			(*lazyRegexp)(v.UnsafePointer()).get()
+			return
+		}
+		resolvePatterns(v.Elem(), seen)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			resolvePatterns(v.Field(i), seen)
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			resolvePatterns(v.Index(i), seen)
+		}
+	case reflect.Interface:
+		if !v.IsNil() {
+			resolvePatterns(v.Elem(), seen)
+		}
+	}
 }

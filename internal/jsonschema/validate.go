@@ -400,8 +400,8 @@ func (st *state) validate(n *node, v any, ev *evaluated) bool {
 				st.failf("maxLength", func() string { return fmt.Sprintf("length must be <= %d, but got %d", n.maxLength, length) })
 			}
 		}
-		if n.pattern != nil && !n.pattern.MatchString(t) {
-			st.failf("pattern", func() string { return "does not match pattern " + quote(n.pattern.String()) })
+		if n.pattern != nil && !n.pattern.get().MatchString(t) {
+			st.failf("pattern", func() string { return "does not match pattern " + quote(n.pattern.src) })
 		}
 	case bool, nil:
 	default:
@@ -712,17 +712,17 @@ func (st *state) validateNumber(n *node, v any) {
 		st.failf("", func() string { return fmt.Sprintf("%v is not a number that can be compared exactly", v) })
 		return
 	}
-	if x.minimum != nil && d.cmp(x.minimumD) < 0 {
-		st.failf("minimum", func() string { return fmt.Sprintf("must be >= %v but found %v", f64(x.minimum), v) })
+	if x.minimum.set && d.cmp(x.minimum.d) < 0 {
+		st.failf("minimum", func() string { return fmt.Sprintf("must be >= %v but found %v", x.minimum.f, v) })
 	}
-	if x.exclusiveMinimum != nil && d.cmp(x.exclusiveMinimumD) <= 0 {
-		st.failf("exclusiveMinimum", func() string { return fmt.Sprintf("must be > %v but found %v", f64(x.exclusiveMinimum), v) })
+	if x.exclusiveMinimum.set && d.cmp(x.exclusiveMinimum.d) <= 0 {
+		st.failf("exclusiveMinimum", func() string { return fmt.Sprintf("must be > %v but found %v", x.exclusiveMinimum.f, v) })
 	}
-	if x.maximum != nil && d.cmp(x.maximumD) > 0 {
-		st.failf("maximum", func() string { return fmt.Sprintf("must be <= %v but found %v", f64(x.maximum), v) })
+	if x.maximum.set && d.cmp(x.maximum.d) > 0 {
+		st.failf("maximum", func() string { return fmt.Sprintf("must be <= %v but found %v", x.maximum.f, v) })
 	}
-	if x.exclusiveMaximum != nil && d.cmp(x.exclusiveMaximumD) >= 0 {
-		st.failf("exclusiveMaximum", func() string { return fmt.Sprintf("must be < %v but found %v", f64(x.exclusiveMaximum), v) })
+	if x.exclusiveMaximum.set && d.cmp(x.exclusiveMaximum.d) >= 0 {
+		st.failf("exclusiveMaximum", func() string { return fmt.Sprintf("must be < %v but found %v", x.exclusiveMaximum.f, v) })
 	}
 	if x.multipleOf != nil {
 		// math/big, bounded by its own limit on exponents (1e6).
