@@ -225,7 +225,7 @@ func settledWithoutJudge(t *Transcript, speaker Speaker, phrase string) string {
 	}
 	p := newPattern(phrase)
 	for _, d := range p.digits {
-		if len(v.index[d]) == 0 {
+		if v.at(d) < 0 {
 			return fmt.Sprintf("not asked: %q occurs nowhere in the turns searched, so the phrase cannot be there", d)
 		}
 	}

@@ -120,10 +120,14 @@ func (l Loose) match(t *Transcript, v *view, phrase string, lev *levenshtein) Ma
 // text, so that a phrase split across those turns is found; no match
 // crosses from one block into the next.
 type view struct {
-	toks  []token
-	end   []int32            // end[i]: one past the last word of word i's block
-	index map[string][]int32 // word -> positions, in order
-	runes []int32            // runes[i]: runes in toks[:i], for window lengths
+	toks []token
+	end  []int32 // end[i]: one past the last word of word i's block
+	// first[w] is word w's first position, next[i] the next position of
+	// word i's word (-1 after its last): the positions of a word in order,
+	// with no list allocated per word.
+	first map[string]int32
+	next  []int32
+	runes []int32 // runes[i]: runes in toks[:i], for window lengths
 	// digits[i] and guarded[i]: words with digits and guard words in
 	// toks[:i], so that a window is rejected without reading it
 	digits, guarded []int32
@@ -185,10 +189,18 @@ func newView(toks []token, end []int32) *view {
 			end[i] = int32(n)
 		}
 	}
-	v := &view{toks: toks, end: end, index: make(map[string][]int32, n/4+1), runes: make([]int32, n+1),
+	v := &view{toks: toks, end: end, first: make(map[string]int32, n/4+1), next: make([]int32, n), runes: make([]int32, n+1),
 		digits: make([]int32, n+1), guarded: make([]int32, n+1), flags: make([]uint8, n)}
+	for i := n - 1; i >= 0; i-- {
+		w := toks[i].text
+		if j, ok := v.first[w]; ok {
+			v.next[i] = j
+		} else {
+			v.next[i] = -1
+		}
+		v.first[w] = int32(i)
+	}
 	for i, tk := range toks {
-		v.index[tk.text] = append(v.index[tk.text], int32(i))
 		v.runes[i+1] = v.runes[i] + int32(utf8.RuneCountInString(tk.text))
 		v.digits[i+1], v.guarded[i+1] = v.digits[i], v.guarded[i]
 		if hasDigit(tk.text) {
@@ -201,6 +213,14 @@ func newView(toks []token, end []int32) *view {
 		}
 	}
 	return v
+}
+
+// at returns word w's first position in the view, -1 when it has none.
+func (v *view) at(w string) int {
+	if i, ok := v.first[w]; ok {
+		return int(i)
+	}
+	return -1
 }
 
 // quote returns the original text from token a to token b.
@@ -219,8 +239,7 @@ func (t *Transcript) quote(a, b token) string {
 // exact finds the first position where words occur in a row, within one
 // block.
 func (v *view) exact(words []string) (int, bool) {
-	for _, s := range v.index[words[0]] {
-		i := int(s)
+	for i := v.at(words[0]); i >= 0; i = int(v.next[i]) {
 		if i+len(words) > int(v.end[i]) {
 			continue
 		}
@@ -321,7 +340,7 @@ func (b *view) fuzzy(p *pattern, th float64, lev *levenshtein) (best float64, be
 			lev.seen = make([]uint32, len(b.toks))
 		}
 		for _, w := range p.toks {
-			for _, q := range b.index[w] {
+			for q := b.at(w); q >= 0; q = int(b.next[q]) {
 				for s := max(int(q)-L+1, 0); s <= int(q) && s+L <= len(b.toks); s++ {
 					if lev.seen[s] != lev.stamp {
 						lev.seen[s] = lev.stamp
