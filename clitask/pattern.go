@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
 )
@@ -21,7 +23,12 @@ const MatchTimeout = time.Second
 type Pattern struct {
 	text    string
 	re      *regexp2.Regexp
-	literal bool  // no metacharacter: a substring search is the same match, and faster
+	literal bool // no metacharacter: a substring search is the same match, and faster
+	// prefix is set for a regular expression of the form ^?TEXT(\b)?,
+	// matched without the regular expression engine: most cli-bench
+	// patterns are a command's beginning, and compiling one with regexp2
+	// cost more than a one-shot evaluation's matching.
+	prefix  *prefixPattern
 	invalid error // why text is not a regular expression; nil when it is one
 }
 
@@ -59,6 +66,10 @@ func compilePattern(text string) *Pattern {
 		p.literal = true
 		return p
 	}
+	if pp, ok := parsePrefix(text); ok {
+		p.prefix = &pp
+		return p
+	}
 	re, err := regexp2.Compile(text, regexp2.ECMAScript)
 	if err != nil {
 		p.invalid = err
@@ -87,6 +98,9 @@ func (p *Pattern) Mode() string {
 // MatchString reports whether the pattern occurs in s. The error is non-nil
 // only when a regular expression match ran past MatchTimeout.
 func (p *Pattern) MatchString(s string) (bool, error) {
+	if p.prefix != nil {
+		return p.prefix.match(s), nil
+	}
 	if p.re == nil {
 		return strings.Contains(s, p.text), nil
 	}
@@ -140,4 +154,76 @@ func (s *Suite) PatternFallbacks() []string {
 		}
 	}
 	return out
+}
+
+// prefixPattern is a regular expression that is printable ASCII text with
+// no metacharacter, after an optional ^ and before an optional \b: it
+// matches where the text occurs (at the start only, with ^) and, with \b,
+// is followed by a word boundary (see isWordRune).
+// FuzzPrefixPatternAsRegexp2 holds it to regexp2's ECMAScript matching.
+type prefixPattern struct {
+	text     string
+	anchored bool
+	boundary bool
+}
+
+// parsePrefix reads pattern as a prefixPattern; false when it is not one.
+func parsePrefix(pattern string) (prefixPattern, bool) {
+	var p prefixPattern
+	rest := pattern
+	if strings.HasPrefix(rest, "^") {
+		p.anchored, rest = true, rest[1:]
+	}
+	if strings.HasSuffix(rest, `\b`) {
+		p.boundary, rest = true, rest[:len(rest)-2]
+	}
+	if rest == "" || strings.ContainsAny(rest, regexMeta) {
+		return prefixPattern{}, false
+	}
+	for i := 0; i < len(rest); i++ {
+		if rest[i] < ' ' || rest[i] > '~' {
+			return prefixPattern{}, false
+		}
+	}
+	p.text = rest
+	return p, true
+}
+
+func (p *prefixPattern) match(s string) bool {
+	if p.anchored {
+		return strings.HasPrefix(s, p.text) && p.boundaryAt(s, len(p.text))
+	}
+	for from := 0; ; {
+		i := strings.Index(s[from:], p.text)
+		if i < 0 {
+			return false
+		}
+		if p.boundaryAt(s, from+i+len(p.text)) {
+			return true
+		}
+		from += i + 1
+	}
+}
+
+// boundaryAt reports whether the text, matched up to s[end], may end there.
+func (p *prefixPattern) boundaryAt(s string, end int) bool {
+	if !p.boundary {
+		return true
+	}
+	after := false
+	if end < len(s) {
+		r, _ := utf8.DecodeRuneInString(s[end:])
+		after = isWordRune(r)
+	}
+	return isWordRune(rune(p.text[len(p.text)-1])) != after
+}
+
+// isWordRune reports whether r is a word character of \b as regexp2 has it
+// in ECMAScript mode: a letter, a nonspacing mark, a decimal digit or a
+// connector punctuation (so é is one, unlike in JavaScript proper).
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_'
+	}
+	return unicode.In(r, unicode.L, unicode.Mn, unicode.Nd, unicode.Pc)
 }
