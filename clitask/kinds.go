@@ -25,83 +25,54 @@ const (
 	KindVerify         = "verify"
 )
 
-// valueSchemas are the JSON Schemas of each kind's value, the VALUE of
-// {KIND: VALUE}. The suite schema embeds the same text.
-var valueSchemas = map[string]string{
-	KindExitCode:       `{"type": "integer", "description": "the last command exited with this code"}`,
-	KindOutputContains: `{"type": "string", "description": "the last command's stdout contains this text (case-sensitive)"}`,
-	KindOutputEquals:   `{"type": "string", "description": "the last command's stdout equals this text, both trimmed of leading and trailing whitespace"}`,
-	KindErrorContains:  `{"type": "string", "description": "the last command's stderr contains this text (case-sensitive)"}`,
-	KindFileExists:     `{"type": "string", "minLength": 1, "description": "this path exists (file or directory); relative paths resolve against the working directory"}`,
-	KindFileContains:   `{"type": "object", "required": ["path", "text"], "additionalProperties": false, "properties": {"path": {"type": "string", "minLength": 1}, "text": {"type": "string"}}, "description": "the file exists and contains text (case-sensitive)"}`,
-	KindRan:            `{"type": "string", "minLength": 1, "description": "some command matches this JavaScript regular expression (unanchored; an invalid one is matched as plain text)"}`,
-	KindNotRan:         `{"type": "string", "minLength": 1, "description": "no command matches this JavaScript regular expression (unanchored; an invalid one is matched as plain text)"}`,
-	KindRunCount:       `{"type": "object", "required": ["pattern"], "additionalProperties": false, "properties": {"pattern": {"type": "string", "minLength": 1}, "min": {"type": "integer", "minimum": 0}, "max": {"type": "integer", "minimum": 0}}, "description": "the number of commands matching pattern is within [min, max] (inclusive; at least one bound, min <= max)"}`,
-	KindVerify:         `{"type": "object", "required": ["run"], "additionalProperties": false, "properties": {"run": {"type": "string", "minLength": 1}, "output_contains": {"type": "string"}, "output_equals": {"type": "string"}}, "description": "run, executed by sh -c in the working directory after the task, exits 0 and its stdout passes the optional checks"}`,
-}
-
-// Kinds returns the ten cli-bench kinds, sorted.
-func Kinds() []string {
-	return []string{KindErrorContains, KindExitCode, KindFileContains, KindFileExists, KindNotRan,
-		KindOutputContains, KindOutputEquals, KindRan, KindRunCount, KindVerify}
-}
-
-// kindSchema is the schema of the whole spec {"assert": KIND, KIND: VALUE}.
-// It is concatenated, not formatted: it runs in init, and fmt's first use
-// was most of this package's share of the command's start-up.
-func kindSchema(kind string) []byte {
-	q := strconv.Quote(kind)
-	return []byte(`{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "title": ` + q + `,
-  "type": "object",
-  "required": ["assert", ` + q + `],
-  "additionalProperties": false,
-  "properties": {
-    "assert": {"const": ` + q + `},
-    ` + q + `: ` + valueSchemas[kind] + `
-  }
-}`)
-}
-
-// Register adds the ten cli-bench kinds to r.
-func Register(r *assert.Registry) {
-	for _, kind := range Kinds() {
-		r.Register(kind, kindSchema(kind), decoders[kind])
-	}
-}
-
-func init() { Register(assert.DefaultRegistry()) }
-
-// suiteRegistry decodes the assert items of suites: only the CLI kinds, so
-// an unknown key names these ten.
-var suiteRegistry = sync.OnceValue(func() *assert.Registry {
-	r := assert.NewRegistry()
-	Register(r)
-	return r
-})
-
+// kinds lists the ten kinds in Kinds' order, each with the JSON Schema of
+// its value (the VALUE of {KIND: VALUE}; the suite schema embeds the same
+// text) and its decoder. Constants and functions that capture nothing are
+// data in the binary: the two maps this table replaced were built by code
+// at the start of every program that imports the package.
+//
 // The decoders read specs that passed their kind's schema, so every member
 // has its type; specjson reads them without decoding the whole spec, a
 // repeated key as its last occurrence, as the schema check read it.
-var decoders = map[string]assert.DecodeFunc{
-	KindExitCode: func(s assert.Spec) (assert.Assertion, error) {
+var kinds = [...]struct {
+	kind, value string
+	decode      assert.DecodeFunc
+}{
+	{KindErrorContains, `{"type": "string", "description": "the last command's stderr contains this text (case-sensitive)"}`, func(s assert.Spec) (assert.Assertion, error) {
+		t := specjson.At(s, KindErrorContains).String()
+		return errorContainsCheck{text: t}, nil
+	}},
+	{KindExitCode, `{"type": "integer", "description": "the last command exited with this code"}`, func(s assert.Spec) (assert.Assertion, error) {
 		code, err := int32At(s, KindExitCode)
 		if err != nil {
 			return nil, err
 		}
 		return exitCodeCheck{want: code}, nil
-	},
-	KindOutputContains: textDecoder(KindOutputContains, func(t string) assert.Assertion { return outputContainsCheck{text: t} }),
-	KindOutputEquals:   textDecoder(KindOutputEquals, func(t string) assert.Assertion { return outputEqualsCheck{text: t} }),
-	KindErrorContains:  textDecoder(KindErrorContains, func(t string) assert.Assertion { return errorContainsCheck{text: t} }),
-	KindFileExists:     textDecoder(KindFileExists, func(t string) assert.Assertion { return fileExistsCheck{path: t} }),
-	KindRan:            textDecoder(KindRan, func(t string) assert.Assertion { return ranCheck{pattern: CompilePattern(t)} }),
-	KindNotRan:         textDecoder(KindNotRan, func(t string) assert.Assertion { return notRanCheck{pattern: CompilePattern(t)} }),
-	KindFileContains: func(s assert.Spec) (assert.Assertion, error) {
+	}},
+	{KindFileContains, `{"type": "object", "required": ["path", "text"], "additionalProperties": false, "properties": {"path": {"type": "string", "minLength": 1}, "text": {"type": "string"}}, "description": "the file exists and contains text (case-sensitive)"}`, func(s assert.Spec) (assert.Assertion, error) {
 		return fileContainsCheck{path: specjson.At(s, KindFileContains, "path").String(), text: specjson.At(s, KindFileContains, "text").String()}, nil
-	},
-	KindRunCount: func(s assert.Spec) (assert.Assertion, error) {
+	}},
+	{KindFileExists, `{"type": "string", "minLength": 1, "description": "this path exists (file or directory); relative paths resolve against the working directory"}`, func(s assert.Spec) (assert.Assertion, error) {
+		t := specjson.At(s, KindFileExists).String()
+		return fileExistsCheck{path: t}, nil
+	}},
+	{KindNotRan, `{"type": "string", "minLength": 1, "description": "no command matches this JavaScript regular expression (unanchored; an invalid one is matched as plain text)"}`, func(s assert.Spec) (assert.Assertion, error) {
+		t := specjson.At(s, KindNotRan).String()
+		return notRanCheck{pattern: CompilePattern(t)}, nil
+	}},
+	{KindOutputContains, `{"type": "string", "description": "the last command's stdout contains this text (case-sensitive)"}`, func(s assert.Spec) (assert.Assertion, error) {
+		t := specjson.At(s, KindOutputContains).String()
+		return outputContainsCheck{text: t}, nil
+	}},
+	{KindOutputEquals, `{"type": "string", "description": "the last command's stdout equals this text, both trimmed of leading and trailing whitespace"}`, func(s assert.Spec) (assert.Assertion, error) {
+		t := specjson.At(s, KindOutputEquals).String()
+		return outputEqualsCheck{text: t}, nil
+	}},
+	{KindRan, `{"type": "string", "minLength": 1, "description": "some command matches this JavaScript regular expression (unanchored; an invalid one is matched as plain text)"}`, func(s assert.Spec) (assert.Assertion, error) {
+		t := specjson.At(s, KindRan).String()
+		return ranCheck{pattern: CompilePattern(t)}, nil
+	}},
+	{KindRunCount, `{"type": "object", "required": ["pattern"], "additionalProperties": false, "properties": {"pattern": {"type": "string", "minLength": 1}, "min": {"type": "integer", "minimum": 0}, "max": {"type": "integer", "minimum": 0}}, "description": "the number of commands matching pattern is within [min, max] (inclusive; at least one bound, min <= max)"}`, func(s assert.Spec) (assert.Assertion, error) {
 		c := runCountCheck{pattern: CompilePattern(specjson.At(s, KindRunCount, "pattern").String()), min: -1, max: -1}
 		for _, b := range []struct {
 			name string
@@ -123,8 +94,8 @@ var decoders = map[string]assert.DecodeFunc{
 			return nil, violation("/run_count/max", "max %d is less than min %d", c.max, c.min)
 		}
 		return c, nil
-	},
-	KindVerify: func(s assert.Spec) (assert.Assertion, error) {
+	}},
+	{KindVerify, `{"type": "object", "required": ["run"], "additionalProperties": false, "properties": {"run": {"type": "string", "minLength": 1}, "output_contains": {"type": "string"}, "output_equals": {"type": "string"}}, "description": "run, executed by sh -c in the working directory after the task, exits 0 and its stdout passes the optional checks"}`, func(s assert.Spec) (assert.Assertion, error) {
 		c := verifyCheck{run: specjson.At(s, KindVerify, "run").String()}
 		if v := specjson.At(s, KindVerify, "output_contains"); v.Exists() {
 			c.contains = &v.Str
@@ -133,8 +104,50 @@ var decoders = map[string]assert.DecodeFunc{
 			c.equals = &v.Str
 		}
 		return c, nil
-	},
+	}},
 }
+
+// Kinds returns the ten cli-bench kinds, sorted.
+func Kinds() []string {
+	return []string{KindErrorContains, KindExitCode, KindFileContains, KindFileExists, KindNotRan,
+		KindOutputContains, KindOutputEquals, KindRan, KindRunCount, KindVerify}
+}
+
+// kindSchema is the schema of the whole spec {"assert": KIND, KIND: VALUE}.
+// It is concatenated, not formatted: it runs in init, and fmt's first use
+// was most of this package's share of the command's start-up.
+func kindSchema(kind, value string) []byte {
+	q := strconv.Quote(kind)
+	return []byte(`{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": ` + q + `,
+  "type": "object",
+  "required": ["assert", ` + q + `],
+  "additionalProperties": false,
+  "properties": {
+    "assert": {"const": ` + q + `},
+    ` + q + `: ` + value + `
+  }
+}`)
+}
+
+// Register adds the ten cli-bench kinds to r.
+func Register(r *assert.Registry) {
+	for i := range kinds {
+		k := &kinds[i]
+		r.Register(k.kind, kindSchema(k.kind, k.value), k.decode)
+	}
+}
+
+func init() { Register(assert.DefaultRegistry()) }
+
+// suiteRegistry decodes the assert items of suites: only the CLI kinds, so
+// an unknown key names these ten.
+var suiteRegistry = sync.OnceValue(func() *assert.Registry {
+	r := assert.NewRegistry()
+	Register(r)
+	return r
+})
 
 // int32At reads the integer at keys of a schema-valid spec; one that does
 // not fit 32 bits is a violation.
@@ -150,13 +163,6 @@ func int32At(s assert.Spec, keys ...string) (int, error) {
 		n = int64(f)
 	}
 	return int(n), nil
-}
-
-// textDecoder decodes the kinds whose value is one string.
-func textDecoder(kind string, build func(string) assert.Assertion) assert.DecodeFunc {
-	return func(s assert.Spec) (assert.Assertion, error) {
-		return build(specjson.At(s, kind).String()), nil
-	}
 }
 
 func violation(ptr, format string, args ...any) error {
