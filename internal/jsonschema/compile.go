@@ -335,6 +335,11 @@ func Compile(schema []byte) (*Schema, error) {
 	return compileText(schema, false)
 }
 
+// Precompiled reports whether schema is one of the texts Compile finds
+// compiled already (assay's own kinds' schemas): text known to be JSON,
+// and to compile.
+func Precompiled(schema []byte) bool { return precompiled(schema) != nil }
+
 // CompileOpen is Compile of the schema with every "additionalProperties":
 // false and "unevaluatedProperties": false removed, wherever it is, as
 // OpenObjects removes them from a decoded schema: the schema then accepts
