@@ -15,6 +15,7 @@ import (
 
 	"github.com/assaykit/assay/internal/jsonkind"
 	"github.com/assaykit/assay/internal/jsonschema"
+	"github.com/assaykit/assay/internal/jsonvalue"
 	"gopkg.in/yaml.v3"
 )
 
@@ -190,7 +191,7 @@ func (r *Registry) lookup(kind string) (*entry, bool) {
 // Decode validates a JSON spec against its kind's schema and decodes it.
 // Both spec shapes are accepted. A problem with the spec is a *SpecError.
 func (r *Registry) Decode(data []byte) (Assertion, error) {
-	v, ok := decodeJSON(data)
+	v, ok := jsonvalue.Decode(data)
 	if !ok {
 		var v any
 		err := json.Unmarshal(data, &v)

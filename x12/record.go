@@ -15,6 +15,7 @@ import (
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/internal/jsonkind"
+	"github.com/assaykit/assay/internal/jsonvalue"
 )
 
 // Record is one recorded exchange with a payer: the request an agent sent,
@@ -241,6 +242,11 @@ func readFolder(fsys fs.FS, limit int64) ([]Record, error) {
 }
 
 func decodeJSON(data []byte) (any, error) {
+	if v, ok := jsonvalue.Decode(data); ok {
+		return v, nil
+	}
+	// Not one JSON value: encoding/json says why (and, as before, lets
+	// through a value followed by what is not JSON).
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any

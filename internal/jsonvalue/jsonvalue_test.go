@@ -1,4 +1,4 @@
-package assert
+package jsonvalue
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// decodeJSONCases are the edges of the JSON grammar and of string decoding.
-var decodeJSONCases = []string{
+// decodeCases are the edges of the JSON grammar and of string decoding.
+var decodeCases = []string{
 	`{"assert": "ran", "ran": "^git\\b"}`, ` [1, -0.5e+10, 0, -0, 1E3, 2.50] `, `{"a": {"b": [true, false, null, {}]}, "a": 1}`,
 	`"\u00e9\ud83d\ude00\ud800x\udc00\ud800\u0041"`, "\"caf\xc3\xa9 \xff\xfe bad\"", "\"\xff\\n\"", `"a\/b\"c\\d\b\f\n\r\t"`,
 	``, ` `, `01`, `1.`, `.5`, `-`, `1e`, `1e+`, `+1`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `{a: 1}`, `[1 2]`, `tru`, `nul`,
@@ -34,9 +34,9 @@ func decodeWithEncodingJSON(data []byte) (any, bool) {
 	return v, true
 }
 
-func checkDecodeJSON(t *testing.T, data []byte) {
+func checkDecode(t *testing.T, data []byte) {
 	t.Helper()
-	got, ok := decodeJSON(data)
+	got, ok := Decode(data)
 	want, wantOK := decodeWithEncodingJSON(data)
 	if ok != wantOK {
 		t.Fatalf("%.200q: accepted %v, json.Valid %v", data, ok, wantOK)
@@ -46,32 +46,32 @@ func checkDecodeJSON(t *testing.T, data []byte) {
 	}
 }
 
-func TestDecodeJSONAsEncodingJSON(t *testing.T) {
-	for _, c := range decodeJSONCases {
-		checkDecodeJSON(t, []byte(c))
+func TestDecodeAsEncodingJSON(t *testing.T) {
+	for _, c := range decodeCases {
+		checkDecode(t, []byte(c))
 	}
 	for _, c := range seedSpecs(t) {
-		checkDecodeJSON(t, c)
+		checkDecode(t, c)
 	}
 }
 
-// FuzzDecodeJSON: the one-pass decoder accepts what json.Valid accepts and
+// FuzzDecode: the one-pass decoder accepts what json.Valid accepts and
 // decodes what encoding/json decodes.
-func FuzzDecodeJSON(f *testing.F) {
-	for _, c := range decodeJSONCases {
+func FuzzDecode(f *testing.F) {
+	for _, c := range decodeCases {
 		f.Add([]byte(c))
 	}
 	for _, c := range seedSpecs(f) {
 		f.Add(c)
 	}
-	f.Fuzz(checkDecodeJSON)
+	f.Fuzz(checkDecode)
 }
 
 // seedSpecs returns the example's criteria file and the JSON in testdata.
 func seedSpecs(tb testing.TB) [][]byte {
 	var out [][]byte
-	files, _ := filepath.Glob("testdata/*.json")
-	for _, name := range append(files, "../examples/priorauth/criteria.json") {
+	files, _ := filepath.Glob("../../assert/testdata/*.json")
+	for _, name := range append(files, "../../examples/priorauth/criteria.json") {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			tb.Fatal(err)

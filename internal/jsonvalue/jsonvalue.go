@@ -1,4 +1,4 @@
-package assert
+package jsonvalue
 
 import (
 	"encoding/json"
@@ -7,17 +7,15 @@ import (
 	"unicode/utf8"
 )
 
-// decodeJSON reads data, exactly one JSON value with white space around it,
+// Decode reads data, exactly one JSON value with white space around it,
 // into the value encoding/json with UseNumber decodes it to: objects as
 // map[string]any (a repeated name keeps its last value), arrays as []any,
 // numbers as json.Number, strings with their escapes resolved and bytes
 // that are not UTF-8 replaced by U+FFFD, and true, false and nil. It
 // accepts exactly what json.Valid accepts (nesting at most 10,000 deep).
 //
-// It is one pass over one copy of data, without reflection: decoding specs
-// is on the hot path of every evaluation, and validating a spec with gjson
-// and then walking it with gjson read every nested value once per level.
-func decodeJSON(data []byte) (any, bool) {
+// It is one pass over one copy of data, without reflection.
+func Decode(data []byte) (any, bool) {
 	d := jsonDecoder{s: string(data)}
 	d.skipSpace()
 	v, ok := d.value()
