@@ -1,10 +1,13 @@
+//go:build unix
+
 // Command cmp runs a command and a reference command in turn, interleaved,
 // and prints the medians of their wall time and CPU time (user + system,
 // from the kernel's accounting of each child, in microseconds), the ratios
 // (and on a second line the same for the fastest run of each),
 // and the command's peak resident memory (ru_maxrss, what GNU time -v
 // reports as "Maximum resident set size"), as a multiple of FILE's size
-// when there is a FILE.
+// when there is a FILE. It reads the kernel's rusage of each child, so it
+// builds on Unix only, as bench/run.sh runs there.
 //
 // The reference is `wc -l FILE` unless -ref names a program (run with no
 // arguments, such as a Go hello-world):
