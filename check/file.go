@@ -80,16 +80,23 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	fail := func(size int64, err error) ([]byte, error) {
 		return nil, &FileError{Path: name, Size: size, Limit: limit, Err: err}
 	}
-	if !nonblock.Opens(fsys) {
-		fi, err := fs.Stat(fsys, name)
-		if err != nil {
-			return fail(0, err)
-		}
+	// admit refuses what is not a regular file of at most limit bytes.
+	admit := func(fi fs.FileInfo) error {
 		if !fi.Mode().IsRegular() {
-			return fail(0, fmt.Errorf("%w (it is %s)", ErrNotRegular, filekind.Of(fi.Mode())))
+			return fmt.Errorf("%w (it is %s)", ErrNotRegular, filekind.Of(fi.Mode()))
 		}
 		if fi.Size() > limit {
-			return fail(fi.Size(), ErrTooLarge)
+			return ErrTooLarge
+		}
+		return nil
+	}
+	if !nonblock.Opens(fsys) {
+		fi, err := fs.Stat(fsys, name)
+		if err == nil {
+			err = admit(fi)
+		}
+		if err != nil {
+			return fail(sizeIfTooLarge(fi, err), err)
 		}
 	}
 	f, err := fsys.Open(name)
@@ -100,14 +107,11 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	// Stat through the open file: the name may have been swapped for
 	// something else since the first look.
 	fi, err := f.Stat()
+	if err == nil {
+		err = admit(fi)
+	}
 	if err != nil {
-		return fail(0, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fail(0, fmt.Errorf("%w (it is %s)", ErrNotRegular, filekind.Of(fi.Mode())))
-	}
-	if fi.Size() > limit {
-		return fail(fi.Size(), ErrTooLarge)
+		return fail(sizeIfTooLarge(fi, err), err)
 	}
 	buf := make([]byte, 0, min(fi.Size(), limit)+1)
 	for {
@@ -130,6 +134,15 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 		return fail(int64(len(buf)), ErrTooLarge)
 	}
 	return buf, nil
+}
+
+// sizeIfTooLarge is the size a FileError reports: the file's, when it is
+// what was refused.
+func sizeIfTooLarge(fi fs.FileInfo, err error) int64 {
+	if errors.Is(err, ErrTooLarge) {
+		return fi.Size()
+	}
+	return 0
 }
 
 // DirFS returns the file system of the folder dir, for sources that read a
