@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/assaykit/assay/internal/jsonvalue"
 )
 
 // The schema compiler reads a schema from a tree: one slice of values in
@@ -339,60 +339,20 @@ func (p *parser) number() (span, bool) {
 }
 
 // str reads a string at p.pos (its opening quote) and returns its value:
-// a substring of the text when it has no escape and is printable ASCII,
+// a substring of the text when it has no escape and is valid UTF-8,
 // otherwise unescaped as encoding/json does (invalid UTF-8 and lone
-// surrogates become U+FFFD).
+// surrogates become U+FFFD), both by package jsonvalue.
 func (p *parser) str() (span, bool) {
-	s := p.text
 	start := p.pos + 1
-	i := start
-	for i < len(s) {
-		c := s[i]
-		if c == '"' {
-			p.pos = i + 1
-			return span{int32(start), int32(i - start)}, true
-		}
-		if c == '\\' || c < 0x20 || c >= 0x80 {
-			break
-		}
-		i++
+	end, verbatim, ok := jsonvalue.String(p.text, p.pos)
+	if !ok {
+		return span{}, false
 	}
-	// The slow path: find the end, checking escapes and control bytes.
-	for i < len(s) {
-		c := s[i]
-		switch {
-		case c == '"':
-			out, ok := unquote(s[start:i])
-			p.pos = i + 1
-			return p.t.keep(out), ok
-		case c < 0x20:
-			return span{}, false
-		case c == '\\':
-			i++
-			if i >= len(s) {
-				return span{}, false
-			}
-			switch s[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
-			case 'u':
-				if i+5 > len(s) {
-					return span{}, false
-				}
-				for _, h := range []byte(s[i+1 : i+5]) {
-					if !isHex(h) {
-						return span{}, false
-					}
-				}
-				i += 5
-			default:
-				return span{}, false
-			}
-		default:
-			i++
-		}
+	p.pos = end + 1
+	if verbatim {
+		return span{int32(start), int32(end - start)}, true
 	}
-	return span{}, false
+	return p.t.keep(jsonvalue.Unquote(p.text[start:end])), true
 }
 
 // keep stores a string that is not a substring of the text.
@@ -413,60 +373,6 @@ func (t *tree) str(sp span) string {
 // string or number at i.
 func (t *tree) key(i int32) string  { return t.str(t.nodes[i].k) }
 func (t *tree) sval(i int32) string { return t.str(t.nodes[i].v) }
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// unquote unescapes the inside of a JSON string already checked for its
-// grammar, as encoding/json's unquote does.
-func unquote(s string) (string, bool) {
-	b := make([]byte, 0, len(s)+utf8.UTFMax)
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\\':
-			i++
-			switch e := s[i]; e {
-			case '"', '\\', '/':
-				b = append(b, e)
-				i++
-			case 'b', 'f', 'n', 'r', 't':
-				b = append(b, "\b\f\n\r\t"[strings.IndexByte("bfnrt", e)])
-				i++
-			case 'u':
-				r := hex4(s[i+1 : i+5])
-				i += 5
-				if utf16.IsSurrogate(r) {
-					if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-						if dec := utf16.DecodeRune(r, hex4(s[i+2:i+6])); dec != utf8.RuneError {
-							i += 6
-							b = utf8.AppendRune(b, dec)
-							break
-						}
-					}
-					r = utf8.RuneError
-				}
-				b = utf8.AppendRune(b, r)
-			default:
-				return "", false
-			}
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			b = utf8.AppendRune(b, r) // RuneError for invalid UTF-8
-		}
-	}
-	return string(b), true
-}
-
-func hex4(s string) rune {
-	v, _ := strconv.ParseUint(s, 16, 32)
-	return rune(v)
-}
 
 // fromValue converts a value decoded by encoding/json (with UseNumber)
 // into a tree; Go values that are no JSON value become jForeign.

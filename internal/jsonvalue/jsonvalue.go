@@ -193,48 +193,64 @@ func (d *jsonDecoder) digits() int {
 
 // str reads a string: a substring of the copy when it needs no change.
 func (d *jsonDecoder) str() (string, bool) {
-	start := d.i + 1
-	plain := true // ASCII, no escape
-	for i := start; i < len(d.s); i++ {
-		switch c := d.s[i]; {
-		case c == '"':
-			if s := d.s[start:i]; plain || utf8.ValidString(s) {
-				d.i = i + 1
-				return s, true
-			}
-			return d.unescape(start) // one U+FFFD for each byte that is not UTF-8
-		case c == '\\':
-			return d.unescape(start)
-		case c < ' ':
-			return "", false
-		case c >= utf8.RuneSelf:
-			plain = false
-		}
+	end, verbatim, ok := String(d.s, d.i)
+	if !ok {
+		return "", false
 	}
-	return "", false
+	text := d.s[d.i+1 : end]
+	d.i = end + 1
+	if verbatim {
+		return text, true
+	}
+	return Unquote(text), true
 }
 
-// unescape reads the string from start (after its quote), which holds an
-// escape, as encoding/json unquotes it.
-func (d *jsonDecoder) unescape(start int) (string, bool) {
-	b := make([]byte, 0, 2*(len(d.s)-start)/3+8)
-	i := start
-	for i < len(d.s) {
-		c := d.s[i]
-		switch {
+// String reads the JSON string whose opening quote is s[i]: end is the
+// index of its closing quote, and verbatim reports that its text,
+// s[i+1:end], is its value (no escape, valid UTF-8); otherwise Unquote
+// gives the value. ok is false when no valid string starts at i.
+func String(s string, i int) (end int, verbatim, ok bool) {
+	escaped, high := false, false
+	for j := i + 1; j < len(s); j++ {
+		switch c := s[j]; {
 		case c == '"':
-			d.i = i + 1
-			return string(b), true
+			return j, !escaped && (!high || utf8.ValidString(s[i+1:j])), true
 		case c < ' ':
-			return "", false
+			return 0, false, false
+		case c >= utf8.RuneSelf:
+			high = true
 		case c == '\\':
-			if i+1 >= len(d.s) {
-				return "", false
+			escaped = true
+			if j+1 >= len(s) {
+				return 0, false, false
 			}
+			j++
+			switch s[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if _, ok := hex4(s, j+1); !ok {
+					return 0, false, false
+				}
+				j += 4
+			default:
+				return 0, false, false
+			}
+		}
+	}
+	return 0, false, false
+}
+
+// Unquote returns the value of text, the inside of a string that String
+// read, as encoding/json unquotes it: escapes resolved, a surrogate pair
+// joined, any other surrogate and each byte that is not UTF-8 U+FFFD.
+func Unquote(text string) string {
+	b := make([]byte, 0, len(text)+utf8.UTFMax)
+	for i := 0; i < len(text); {
+		c := text[i]
+		switch {
+		case c == '\\':
 			i++
-			switch e := d.s[i]; e {
-			case '"', '\\', '/':
-				b = append(b, e)
+			switch e := text[i]; e {
 			case 'b':
 				b = append(b, '\b')
 			case 'f':
@@ -246,17 +262,14 @@ func (d *jsonDecoder) unescape(start int) (string, bool) {
 			case 't':
 				b = append(b, '\t')
 			case 'u':
-				r, ok := hex4(d.s, i+1)
-				if !ok {
-					return "", false
-				}
+				r, _ := hex4(text, i+1)
 				i += 4
 				if utf16.IsSurrogate(r) {
 					// A pair only when the next escape completes it.
 					hi := r
 					r = utf8.RuneError
-					if i+2 < len(d.s) && d.s[i+1] == '\\' && d.s[i+2] == 'u' {
-						if lo, ok := hex4(d.s, i+3); ok {
+					if i+2 < len(text) && text[i+1] == '\\' && text[i+2] == 'u' {
+						if lo, ok := hex4(text, i+3); ok {
 							if pair := utf16.DecodeRune(hi, lo); pair != utf8.RuneError {
 								r = pair
 								i += 6
@@ -265,20 +278,20 @@ func (d *jsonDecoder) unescape(start int) (string, bool) {
 					}
 				}
 				b = utf8.AppendRune(b, r)
-			default:
-				return "", false
+			default: // ", \ and /
+				b = append(b, e)
 			}
 			i++
 		case c < utf8.RuneSelf:
 			b = append(b, c)
 			i++
 		default:
-			r, size := utf8.DecodeRuneInString(d.s[i:])
+			r, size := utf8.DecodeRuneInString(text[i:])
 			b = utf8.AppendRune(b, r) // RuneError for a byte that is not UTF-8
 			i += size
 		}
 	}
-	return "", false
+	return string(b)
 }
 
 // hex4 reads the four hex digits at s[i:] as a rune; false if they are not.
