@@ -125,16 +125,7 @@ func (p *parser) afterItem(closing byte) (more, ok bool) {
 	return false, false
 }
 
-func (p *parser) skipSpace() {
-	for p.pos < len(p.text) {
-		switch p.text[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
+func (p *parser) skipSpace() { p.pos = jsonvalue.SkipSpace(p.text, p.pos) }
 
 // value reads one value at p.pos into the tree, as a member named key of
 // parent (an item when parent is an array, the root when -1).
@@ -302,39 +293,12 @@ func (p *parser) array(idx int32) bool {
 
 // number reads a number in JSON's grammar and returns its text.
 func (p *parser) number() (span, bool) {
-	s, i := p.text, p.pos
-	digits := func() int {
-		start := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i - start
-	}
-	if s[i] == '-' {
-		i++
-	}
-	if i < len(s) && s[i] == '0' {
-		i++
-	} else if digits() == 0 {
+	end, ok := jsonvalue.Number(p.text, p.pos)
+	if !ok {
 		return span{}, false
 	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return span{}, false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return span{}, false
-		}
-	}
-	out := span{int32(p.pos), int32(i - p.pos)}
-	p.pos = i
+	out := span{int32(p.pos), int32(end - p.pos)}
+	p.pos = end
 	return out, true
 }
 

@@ -35,15 +35,20 @@ type jsonDecoder struct {
 	depth int
 }
 
-func (d *jsonDecoder) skipSpace() {
-	for d.i < len(d.s) {
-		switch d.s[d.i] {
+func (d *jsonDecoder) skipSpace() { d.i = SkipSpace(d.s, d.i) }
+
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func SkipSpace(s string, i int) int {
+	for i < len(s) {
+		switch s[i] {
 		case ' ', '\t', '\n', '\r':
-			d.i++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 // next reports whether the byte at the decoder is c, and steps over it if so.
@@ -159,36 +164,51 @@ func (d *jsonDecoder) array() (any, bool) {
 	}
 }
 
-// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
 func (d *jsonDecoder) number() (any, bool) {
-	start := d.i
-	d.next('-')
-	switch {
-	case d.next('0'):
-	case d.digits() == 0:
+	end, ok := Number(d.s, d.i)
+	if !ok {
 		return nil, false
 	}
-	if d.next('.') && d.digits() == 0 {
-		return nil, false
-	}
-	if d.next('e') || d.next('E') {
-		if !d.next('+') {
-			d.next('-')
-		}
-		if d.digits() == 0 {
-			return nil, false
-		}
-	}
-	return json.Number(d.s[start:d.i]), true
+	n := json.Number(d.s[d.i:end])
+	d.i = end
+	return n, true
 }
 
-// digits steps over a run of digits and returns its length.
-func (d *jsonDecoder) digits() int {
-	start := d.i
-	for d.i < len(d.s) && d.s[d.i] >= '0' && d.s[d.i] <= '9' {
-		d.i++
+// Number reads the JSON number that starts at s[i],
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, and returns the index
+// just after it; false when none starts there.
+func Number(s string, i int) (end int, ok bool) {
+	digits := func() int {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - start
 	}
-	return d.i - start
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	if i < len(s) && s[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return 0, false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return 0, false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return 0, false
+		}
+	}
+	return i, true
 }
 
 // str reads a string: a substring of the copy when it needs no change.
