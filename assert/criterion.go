@@ -258,22 +258,6 @@ func parseEach(raws []json.RawMessage) []gjson.Result {
 	return items
 }
 
-// splitArray returns the elements of data, a valid JSON array, as slices
-// of it: arrayItems for bytes, which FuzzParseCriteria holds to
-// encoding/json's split.
-func splitArray(data []byte) []json.RawMessage {
-	items := arrayItems(string(data))
-	out := make([]json.RawMessage, len(items))
-	for i, v := range items {
-		if v.Index > 0 && v.Index+len(v.Raw) <= len(data) {
-			out[i] = data[v.Index : v.Index+len(v.Raw) : v.Index+len(v.Raw)]
-		} else {
-			out[i] = json.RawMessage(v.Raw)
-		}
-	}
-	return out
-}
-
 func strictUnmarshal(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(v); err != nil {
