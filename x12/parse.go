@@ -659,6 +659,14 @@ func (p *parser) run(pos int) {
 	// would end an empty segment, which is skipped too.) The parse starts
 	// at an ISA and skips them after each segment.
 	for uint(pos) < uint(len(s)) {
+		if tx != 0 && ix != nil {
+			// The usual segments of a transaction set's body, in a loop
+			// of their own.
+			pos, n, cm, cb = p.body(pos, cm, cb)
+			if uint(pos) >= uint(len(s)) {
+				break
+			}
+		}
 		var end int
 		if s[pos] == 'I' && strings.HasPrefix(s[pos:], "ISA") {
 			d, isaEnd, same, err := readISA(s, pos)
@@ -753,49 +761,13 @@ func (p *parser) run(pos int) {
 			if c, op := classOp(id); c&clsEnvelope == 0 {
 				p.lastStart = pos
 				if ix != nil {
+					li := ix.cur // the innermost open loop's (-1 outside guided sets)
 					if c == 0 || tx == 1+guideNone {
-						// The innermost open loop's (ix.cur is -1 outside
-						// guided sets).
-						ix.segs = append(ix.segs, segment{start: int32(pos), loop: ix.cur})
 						ix.curLast = n
 					} else {
-						ix.sep = sep
-						li, ok := int32(0), true
-						if c&clsOpens != 0 {
-							// opener, its looked-up outcomes written out
-							// here.
-							st := openSteps[ix.open[(ix.nopen-1)&(int32(len(ix.open))-1)].def][op&(maxOpeners-1)]
-							if d := ix.nopen - 1 - int32(st.up); ix.ls < 0 && ix.nopen > 0 && st.kind == stepOpen && d >= 0 && d+1 < int32(len(ix.open)) {
-								o := &ix.open[d]
-								o.lastChild = int32(st.kid)
-								k := &kidsOf[o.def].kids[st.kid&(maxKids-1)]
-								li = int32(len(ix.loops))
-								ix.loops = append(ix.loops, loop{name: k.name, parent: o.inst, first: n, last: n})
-								if c := ix.cur; c >= 0 {
-									ix.loops[c].last = ix.curLast
-								}
-								ix.cur, ix.curLast = li, n
-								ix.open[d+1] = openLoop{def: k.def, inst: li}
-								ix.nopen = d + 2
-							} else if ix.ls < 0 && ix.nopen > 0 && st.kind == stepInner {
-								li = ix.open[(ix.nopen-1)&(int32(len(ix.open))-1)].inst
-								if c := ix.cur; c >= 0 {
-									ix.loops[c].last = ix.curLast
-								}
-								ix.cur, ix.curLast = li, n
-							} else {
-								li = ix.opener(n, id, op, pos, end)
-							}
-						} else if id == idHL {
-							li, ok = ix.openHL(n, pos, end)
-						} else {
-							li, ok = ix.assign(n, id, c, pos, end)
-						}
-						ix.segs = append(ix.segs, segment{start: int32(pos), loop: li})
-						if !ok {
-							p.noParent(n, pos, end)
-						}
+						li = p.loopSegment(n, id, c, op, pos, end)
 					}
+					ix.segs = append(ix.segs, segment{start: int32(pos), loop: li})
 				} else if id == idHL && tx != 1+guideNone {
 					p.checkHL(n, pos, end)
 				}
@@ -817,6 +789,153 @@ func (p *parser) run(pos int) {
 	}
 	p.x.nsegs = int(n)
 	p.finish()
+}
+
+// body reads the segments of a transaction set's body from pos, when the
+// index is built in this pass: every segment but the envelope segments. It
+// is the loop that reads most segments, and run's, which reads every kind,
+// keeps too much live to read them quickly: body keeps only the input, the
+// parser and the terminator state in registers and reads the rest where
+// it is kept (the next segment's index is the index's length), and reads
+// the ordinary segments (class 0) and those that open a loop by an outcome
+// openSteps has for them without a call. It stops at the first segment it
+// leaves to run (an envelope segment, an identifier that is not valid or
+// may start an ISA, a segment without elements, a full slice, the end of
+// the masks), before taking its terminator: it returns that segment's
+// start, its index and the terminator state (cm, cb) as they were, so that
+// run reads it as if body had not been called. run calls it only inside a
+// transaction set, with p.ix set.
+func (p *parser) body(pos int, cm uint64, cb int) (int, int32, uint64, int) {
+	s, ix := p.s, &p.ixv
+	base := unsafe.Pointer(unsafe.StringData(s))
+	if uint(pos+1) >= uint(len(s)) {
+		goto out // pos+1 < len(s) at the top of the loop
+	}
+	for {
+		// The terminator, as run finds it (body leaves one before pos,
+		// after white space that is the terminator, to run).
+		for cm == 0 {
+			if cb+64 >= p.mEnd {
+				goto out // run refills the masks
+			}
+			cb += 64
+			cm = p.masks[uint(cb-p.mStart)>>6&(maskBlocks-1)]
+		}
+		end := cb + bits.TrailingZeros64(cm)
+		if end-pos < 4 {
+			goto out // an empty segment, one without elements, or before pos
+		}
+		// packID, for identifiers followed by the element separator. The
+		// masks mark only bytes of s, so pos+3 < end < len(s).
+		t0, t1 := *(*byte)(unsafe.Add(base, pos)), *(*byte)(unsafe.Add(base, pos+1))
+		t2, sep := *(*byte)(unsafe.Add(base, pos+2)), p.d.Element
+		var id uint32
+		if idClass[t0] != classLetter || idClass[t1] == 0 {
+			goto out
+		} else if t2 == sep {
+			id = uint32(t0)<<8 | uint32(t1)
+			if id == 'I'<<8|'S' && sep == 'A' {
+				goto out // "ISA": run reads it as an ISA
+			}
+		} else if idClass[t2] != 0 && *(*byte)(unsafe.Add(base, pos+3)) == sep {
+			id = uint32(t0)<<16 | uint32(t1)<<8 | uint32(t2)
+		} else {
+			goto out
+		}
+		k := len(ix.segs) // the segment's index
+		if k == cap(ix.segs) {
+			goto out
+		}
+		// classOp, written out.
+		var c, op uint8
+		if e := idTable[(id*idMul)>>25]; e.id == id {
+			c, op = e.class, e.op
+		}
+		var li int32
+		if c == 0 || c&clsEnvelope == 0 && p.guide == guideNone {
+			// The innermost open loop's (-1 outside guided sets).
+			li = ix.cur
+			ix.curLast = int32(k)
+		} else if c&clsOpens != 0 && ix.ls < 0 && ix.nopen > 0 {
+			// opener, for the outcomes openSteps decides.
+			st := openSteps[ix.open[(ix.nopen-1)&(int32(len(ix.open))-1)].def][op&(maxOpeners-1)]
+			if d := ix.nopen - 1 - int32(st.up); st.kind == stepOpen && d >= 0 && d+1 < int32(len(ix.open)) && len(ix.loops) < cap(ix.loops) {
+				o := &ix.open[d]
+				o.lastChild = int32(st.kid)
+				kd := &kidsOf[o.def].kids[st.kid&(maxKids-1)]
+				li = int32(len(ix.loops))
+				ix.loops = ix.loops[:li+1]
+				ix.loops[li] = loop{name: kd.name, parent: o.inst, first: int32(k), last: int32(k)}
+				ix.open[d+1] = openLoop{def: kd.def, inst: li}
+				ix.nopen = d + 2
+			} else if st.kind == stepInner {
+				li = ix.open[(ix.nopen-1)&(int32(len(ix.open))-1)].inst
+			} else {
+				li = p.loopSegment(int32(k), id, c, op, pos, end)
+				goto indexed
+			}
+			// setCur, written out.
+			if c := ix.cur; c >= 0 {
+				ix.loops[c].last = ix.curLast
+			}
+			ix.cur, ix.curLast = li, int32(k)
+		} else if c&clsEnvelope == 0 {
+			li = p.loopSegment(int32(k), id, c, op, pos, end)
+		} else {
+			goto out
+		}
+	indexed:
+		ix.segs = ix.segs[:k+1]
+		ix.segs[k] = segment{start: int32(pos), loop: li}
+		p.lastStart = pos
+		cm &= cm - 1
+		// skipLayout, written out.
+		pos = end + 1
+		if uint(pos+1) < uint(len(s)) {
+			if c := s[pos]; c > ' ' {
+				continue
+			} else if c == '\n' && s[pos+1] > ' ' {
+				pos++
+				if uint(pos+1) < uint(len(s)) {
+					continue
+				}
+				goto out
+			}
+		}
+		for uint(pos) < uint(len(s)) {
+			if c := s[pos]; c > ' ' || spaceBits>>c&1 == 0 {
+				break
+			}
+			pos++
+		}
+		if uint(pos+1) >= uint(len(s)) {
+			goto out
+		}
+	}
+out:
+	return pos, int32(len(ix.segs)), cm, cb
+}
+
+// loopSegment returns the loop of segment i, s[start:end], of a guided
+// transaction set, whose packed identifier id has the class c and, for one
+// that opens loops, the index op in loopSegs (classOp): one of those the
+// loops depend on, besides the envelope segments.
+func (p *parser) loopSegment(i int32, id uint32, c, op uint8, start, end int) int32 {
+	ix := p.ix
+	ix.sep = p.d.Element
+	if c&clsOpens != 0 {
+		return ix.opener(i, id, op, start, end)
+	}
+	li, ok := int32(0), true
+	if id == idHL {
+		li, ok = ix.openHL(i, start, end)
+	} else {
+		li, ok = ix.assign(i, id, c, start, end)
+	}
+	if !ok {
+		p.noParent(i, start, end)
+	}
+	return li
 }
 
 // txMode returns 0 outside a transaction set, else 1 plus its guide.
