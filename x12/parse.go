@@ -808,9 +808,6 @@ func (p *parser) run(pos int) {
 func (p *parser) body(pos int, cm uint64, cb int) (int, int32, uint64, int) {
 	s, ix := p.s, &p.ixv
 	base := unsafe.Pointer(unsafe.StringData(s))
-	if uint(pos+1) >= uint(len(s)) {
-		goto out // pos+1 < len(s) at the top of the loop
-	}
 	for {
 		// The terminator, as run finds it (body leaves one before pos,
 		// after white space that is the terminator, to run).
@@ -842,64 +839,62 @@ func (p *parser) body(pos int, cm uint64, cb int) (int, int32, uint64, int) {
 		} else {
 			goto out
 		}
+		// classOp, written out.
+		var c, op uint8
+		if e := &idTable[(id*idMul)>>25]; e.id == id {
+			c, op = e.class, e.op
+		}
+		if c&clsEnvelope != 0 {
+			goto out
+		}
 		k := len(ix.segs) // the segment's index
 		if k == cap(ix.segs) {
 			goto out
 		}
-		// classOp, written out.
-		var c, op uint8
-		if e := idTable[(id*idMul)>>25]; e.id == id {
-			c, op = e.class, e.op
-		}
-		var li int32
-		if c == 0 || c&clsEnvelope == 0 && p.guide == guideNone {
-			// The innermost open loop's (-1 outside guided sets).
-			li = ix.cur
-			ix.curLast = int32(k)
-		} else if c&clsOpens != 0 && ix.ls < 0 && ix.nopen > 0 {
-			// opener, for the outcomes openSteps decides.
-			st := openSteps[ix.open[(ix.nopen-1)&(int32(len(ix.open))-1)].def][op&(maxOpeners-1)]
-			if d := ix.nopen - 1 - int32(st.up); st.kind == stepOpen && d >= 0 && d+1 < int32(len(ix.open)) && len(ix.loops) < cap(ix.loops) {
-				o := &ix.open[d]
-				o.lastChild = int32(st.kid)
-				kd := &kidsOf[o.def].kids[st.kid&(maxKids-1)]
-				li = int32(len(ix.loops))
-				ix.loops = ix.loops[:li+1]
-				ix.loops[li] = loop{name: kd.name, parent: o.inst, first: int32(k), last: int32(k)}
-				ix.open[d+1] = openLoop{def: kd.def, inst: li}
-				ix.nopen = d + 2
-			} else if st.kind == stepInner {
-				li = ix.open[(ix.nopen-1)&(int32(len(ix.open))-1)].inst
-			} else {
-				li = p.loopSegment(int32(k), id, c, op, pos, end)
-				goto indexed
-			}
-			// setCur, written out.
-			if c := ix.cur; c >= 0 {
-				ix.loops[c].last = ix.curLast
-			}
-			ix.cur, ix.curLast = li, int32(k)
-		} else if c&clsEnvelope == 0 {
-			li = p.loopSegment(int32(k), id, c, op, pos, end)
-		} else {
-			goto out
-		}
-	indexed:
+		// The innermost open loop's (-1 outside guided sets), unless the
+		// segment opens one.
 		ix.segs = ix.segs[:k+1]
-		ix.segs[k] = segment{start: int32(pos), loop: li}
+		ix.segs[k] = segment{start: int32(pos), loop: ix.cur}
+		if c == 0 || p.guide == guideNone {
+			ix.curLast = int32(k)
+			goto next
+		}
+		if nopen := ix.nopen; c&clsOpens != 0 && ix.ls < 0 && uint32(nopen-1) < uint32(len(ix.open)) {
+			// opener, for the outcomes openSteps decides.
+			st := openSteps[ix.open[nopen-1].def][op&(maxOpeners-1)]
+			if d := nopen - 1 - int32(st.up); st.kind == stepOpen && uint32(d) < uint32(len(ix.open)-1) {
+				if li := int32(len(ix.loops)); int(li) < cap(ix.loops) {
+					o := &ix.open[d]
+					kd := &kidsOf[o.def].kids[st.kid&(maxKids-1)]
+					o.lastChild = int32(st.kid)
+					ix.loops = ix.loops[:li+1]
+					ix.loops[li] = loop{name: kd.name, parent: o.inst, first: int32(k), last: int32(k)}
+					ix.open[d+1] = openLoop{def: kd.def, inst: li}
+					ix.nopen = d + 2
+					ix.setCurAt(k, li)
+					goto next
+				}
+			} else if st.kind == stepInner {
+				ix.setCurAt(k, ix.open[nopen-1].inst)
+				goto next
+			}
+		}
+		// The one call of the loop, so that only this path saves the
+		// registers around it.
+		ix.segs[k].loop = p.loopSegment(int32(k), id, c, op, pos, end)
+	next:
 		p.lastStart = pos
 		cm &= cm - 1
-		// skipLayout, written out.
+		// skipLayout, written out. pos may reach len(s): no terminator
+		// is at or after it then.
 		pos = end + 1
 		if uint(pos+1) < uint(len(s)) {
-			if c := s[pos]; c > ' ' {
+			c0, c1 := *(*byte)(unsafe.Add(base, pos)), *(*byte)(unsafe.Add(base, pos+1))
+			if c0 > ' ' {
 				continue
-			} else if c == '\n' && s[pos+1] > ' ' {
+			} else if c0 == '\n' && c1 > ' ' {
 				pos++
-				if uint(pos+1) < uint(len(s)) {
-					continue
-				}
-				goto out
+				continue
 			}
 		}
 		for uint(pos) < uint(len(s)) {
@@ -908,12 +903,18 @@ func (p *parser) body(pos int, cm uint64, cb int) (int, int32, uint64, int) {
 			}
 			pos++
 		}
-		if uint(pos+1) >= uint(len(s)) {
-			goto out
-		}
 	}
 out:
 	return pos, int32(len(ix.segs)), cm, cb
+}
+
+// setCurAt is setCur for segment k of the index, which gets loop inst.
+func (ix *indexer) setCurAt(k int, inst int32) {
+	if c := ix.cur; c >= 0 {
+		ix.loops[c].last = ix.curLast
+	}
+	ix.cur, ix.curLast = inst, int32(k)
+	ix.segs[k].loop = inst
 }
 
 // loopSegment returns the loop of segment i, s[start:end], of a guided
