@@ -637,6 +637,10 @@ type parser struct {
 	ixv          indexer
 }
 
+// bodyLoop is whether run reads transaction set bodies with body; tests
+// turn it off to compare body with run's own reading of every segment.
+var bodyLoop = true
+
 func (p *parser) run(pos int) {
 	s := p.s
 	base := unsafe.Pointer(unsafe.StringData(s))
@@ -659,7 +663,7 @@ func (p *parser) run(pos int) {
 	// would end an empty segment, which is skipped too.) The parse starts
 	// at an ISA and skips them after each segment.
 	for uint(pos) < uint(len(s)) {
-		if tx != 0 && ix != nil {
+		if tx != 0 && ix != nil && bodyLoop {
 			// The usual segments of a transaction set's body, in a loop
 			// of their own.
 			pos, n, cm, cb = p.body(pos, cm, cb)
