@@ -324,7 +324,8 @@ func ParseString(s string, opts ...Option) (*Interchange, error) {
 		// index and loops in the same pass: reading it is what comes next.
 		n := strings.Count(s[start:], string(s[start+105])) + 1 // most segments end at a terminator
 		p.ix = &p.ixv
-		p.ix.init(x, n)
+		p.ix.init(x, 0)
+		p.ix.segs = makeSegments(n)
 	}
 	p.run(start)
 	if p.ix != nil {
@@ -341,6 +342,20 @@ func ParseString(s string, opts ...Option) (*Interchange, error) {
 }
 
 func noop() {}
+
+// makeSegments returns an empty segment index with room for n entries,
+// without clearing it: the parse writes each entry before anything reads
+// it, and clearing a large index cost as much as a tenth of the parse.
+// strings.Builder.Grow is the standard library's way to memory that is
+// not cleared; the index holds no pointers, so it may live in memory
+// allocated for bytes.
+func makeSegments(n int) []segment {
+	const size = int(unsafe.Sizeof(segment{}))
+	var b strings.Builder
+	b.Grow(n*size + size) // 16 bytes or more: not the tiny allocator, which does not align
+	b.WriteByte(0)
+	return unsafe.Slice((*segment)(unsafe.Pointer(unsafe.StringData(b.String()))), n)[:0]
+}
 
 func syntaxError(s string, at int, msg string) *SyntaxError {
 	line, col := assert.LineColumn(unsafe.Slice(unsafe.StringData(s), len(s)), at)
@@ -883,11 +898,26 @@ func (p *parser) body(pos int, cm uint64, cb int) (int, int32, uint64, int) {
 				goto next
 			}
 		}
-		// The one call of the loop, so that only this path saves the
-		// registers around it.
-		ix.segs[k].loop = p.loopSegment(int32(k), id, c, op, pos, end)
+		{
+			// The calls of the loop, on one path of their own, so that only
+			// it saves the registers around them (loopSegment, written
+			// out).
+			ix.sep = p.d.Element
+			var li int32
+			ok := true
+			if c&clsOpens != 0 {
+				li = ix.opener(int32(k), id, op, pos, end)
+			} else if id == idHL {
+				li, ok = ix.openHL(int32(k), pos, end)
+			} else {
+				li, ok = ix.assign(int32(k), id, c, pos, end)
+			}
+			if !ok {
+				p.noParent(int32(k), pos, end)
+			}
+			ix.segs[k].loop = li
+		}
 	next:
-		p.lastStart = pos
 		cm &= cm - 1
 		// skipLayout, written out. pos may reach len(s): no terminator
 		// is at or after it then.
@@ -902,13 +932,18 @@ func (p *parser) body(pos int, cm uint64, cb int) (int, int32, uint64, int) {
 			}
 		}
 		for uint(pos) < uint(len(s)) {
-			if c := s[pos]; c > ' ' || spaceBits>>c&1 == 0 {
+			// isSpace (spaceBits here would hold a register in the loop).
+			if c := s[pos]; c != ' ' && c != '\n' && c != '\r' && c != '\t' {
 				break
 			}
 			pos++
 		}
 	}
 out:
+	if k := len(ix.segs); k > 0 {
+		// The last segment read, which run records as it reads each.
+		p.lastStart = int(ix.segs[k-1].start)
+	}
 	return pos, int32(len(ix.segs)), cm, cb
 }
 
