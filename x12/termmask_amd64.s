@@ -2,8 +2,8 @@
 
 #include "textflag.h"
 
-// func terminatorMasks(p unsafe.Pointer, blocks int, c byte, out *uint64)
-TEXT ·terminatorMasks(SB), NOSPLIT, $0-32
+// func terminatorMasksSSE2(p unsafe.Pointer, blocks int, c byte, out *uint64)
+TEXT ·terminatorMasksSSE2(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVBQZX c+16(FP), AX
@@ -42,4 +42,52 @@ loop:
 	JNZ loop
 
 done:
+	RET
+
+// func terminatorMasksAVX2(p unsafe.Pointer, blocks int, c byte, out *uint64)
+TEXT ·terminatorMasksAVX2(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVBQZX c+16(FP), AX
+	MOVQ out+24(FP), DI
+	TESTQ CX, CX
+	JLE avxdone
+	// Y0 = c in each of its 32 bytes.
+	MOVQ AX, X0
+	VPBROADCASTB X0, Y0
+
+avxloop:
+	VPCMPEQB 0(SI), Y0, Y1
+	VPCMPEQB 32(SI), Y0, Y2
+	VPMOVMSKB Y1, AX
+	VPMOVMSKB Y2, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, 0(DI)
+	ADDQ $64, SI
+	ADDQ $8, DI
+	DECQ CX
+	JNZ avxloop
+	VZEROUPPER
+
+avxdone:
+	RET
+
+// func cpuid(eax, ecx uint32) (a, b, c, d uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL eax+0(FP), AX
+	MOVL ecx+4(FP), CX
+	CPUID
+	MOVL AX, a+8(FP)
+	MOVL BX, b+12(FP)
+	MOVL CX, c+16(FP)
+	MOVL DX, d+20(FP)
+	RET
+
+// func xgetbv() (eax, edx uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-8
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	MOVL DX, edx+4(FP)
 	RET
