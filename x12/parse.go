@@ -1013,7 +1013,7 @@ func skipSpace(s string, pos int) int {
 }
 
 // spaceBits has bit c set for each white space byte c (isSpace).
-const spaceBits = 1<<'\r' | 1<<'\n' | 1<<' ' | 1<<'\t'
+const spaceBits uint64 = 1<<'\r' | 1<<'\n' | 1<<' ' | 1<<'\t'
 
 // elemBounds fills b with the bounds, as offsets in the input, of elements
 // 1 to len(b)/2 of the segment s[start:end]; an element the segment lacks
