@@ -41,14 +41,24 @@
 // # Speed
 //
 // Parse is one pass over the input: segment terminators are found from
-// masks of 64-byte blocks, marked 1 KiB at a time (SSE2 on amd64, eight
-// bytes at a time in a register elsewhere); since segments end at
+// masks of 64-byte blocks, marked 4 KiB at a time (AVX2 or SSE2 on amd64,
+// eight bytes at a time in a register elsewhere); since segments end at
 // consecutive terminators, each segment's is the lowest bit left in the
 // current block's mask (a trailing-zero count, and the bit cleared), not
 // a search from the segment's start. Segment IDs are compared as packed
 // integers and classified by a perfect hash, and only the envelope
 // segments, and the segments the loops depend on (HL, BHT, LS, LE and
-// those that open a loop), are looked into. The parse loop carries as
+// those that open a loop), are looked into. The body of a transaction set
+// (every segment but its envelope segments, when the index is built in
+// the pass) is read by a loop of its own that makes no call for an
+// ordinary segment or for one that opens a loop by the table described
+// below, and keeps in registers only the input and where the next
+// terminator is: everything else is read where it is kept, and the calls
+// it does make (HL, BHT, LS, LE, a loop the table does not decide) are on
+// one path of their own, so that only they pay for saving registers. It
+// leaves the envelope segments, and anything unusual (an identifier that
+// is not valid or may start an ISA, a segment without elements, the end of
+// the masks), to the general loop. That loop carries as
 // little as it can from one segment to the next, since every value it
 // keeps live is one more to spill around its calls: the line break after
 // a terminator is skipped as the segment ends, not by another turn of the
@@ -59,9 +69,7 @@
 // is found again then; the terminator and the element separator are read
 // from the parser where they are needed; whether a transaction set is
 // open and its guide are one byte; the segment index is appended to
-// through the indexer rather than held in the loop. A segment that opens
-// a loop where no LS is open opens it in the parse loop itself (from the
-// table described below, written out there), not by a call. No pointer is
+// through the indexer rather than held in the loop. No pointer is
 // written per transaction set (ST02 is kept as offsets, the guide's table
 // only when it changes), so the parse takes no write barriers while the
 // garbage collector runs. It
@@ -77,7 +85,8 @@
 // directly), and through the index after.
 //
 // The segment index is eight bytes per segment, its start and its
-// innermost loop (sized from a count of terminators); a segment's end is
+// innermost loop (sized from a count of terminators, and not cleared,
+// since every entry is written before it is read); a segment's end is
 // found when it is read. A loop instance is sixteen bytes, in a list sized
 // from the first transaction set. Ordinary segments take the innermost
 // open loop without a call; a loop's last segment is recorded as it stops
