@@ -33,9 +33,7 @@ func testFiles(t testing.TB) [][]byte {
 func parseBoth(t *testing.T, s string) {
 	t.Helper()
 	withBody, err1 := ParseString(s)
-	bodyLoop = false
-	without, err2 := ParseString(s)
-	bodyLoop = true
+	without, err2 := ParseString(s, withoutBody())
 	if (err1 == nil) != (err2 == nil) || err1 != nil && err1.Error() != err2.Error() {
 		t.Fatalf("errors differ: with body %v, without %v", err1, err2)
 	}

@@ -275,7 +275,12 @@ type Option func(*options)
 
 type options struct {
 	strict bool
+	noBody bool // withoutBody
 }
+
+// withoutBody makes the parse read every segment in run's own loop, not
+// transaction set bodies with body: the tests compare the two.
+func withoutBody() Option { return func(o *options) { o.noBody = true } }
 
 // Strict makes every finding an error: Parse returns a *FindingsError
 // instead of an Interchange when anything in the envelopes or the HL
@@ -317,7 +322,7 @@ func ParseString(s string, opts ...Option) (*Interchange, error) {
 	}
 	x := &Interchange{data: s}
 	x.delims, x.marks, x.sets, x.groups = x.delims0[:0], x.marks0[:0], x.sets0[:0], x.groups0[:0]
-	p := &parser{x: x, s: s}
+	p := &parser{x: x, s: s, noBody: o.noBody}
 	p.hl.stack, p.hl.seen, p.hl.data = p.stackBuf[:0], p.seenBuf[:0], s
 	if len(s) <= eagerLimit {
 		// A small input (every response an agent gets) gets its segment
@@ -650,11 +655,8 @@ type parser struct {
 	seenBuf      [16]hlEntry
 	ix           *indexer // builds the segment index in the same pass, or nil
 	ixv          indexer
+	noBody       bool // withoutBody
 }
-
-// bodyLoop is whether run reads transaction set bodies with body; tests
-// turn it off to compare body with run's own reading of every segment.
-var bodyLoop = true
 
 func (p *parser) run(pos int) {
 	s := p.s
@@ -678,7 +680,7 @@ func (p *parser) run(pos int) {
 	// would end an empty segment, which is skipped too.) The parse starts
 	// at an ISA and skips them after each segment.
 	for uint(pos) < uint(len(s)) {
-		if tx != 0 && ix != nil && bodyLoop {
+		if tx != 0 && ix != nil && !p.noBody {
 			// The usual segments of a transaction set's body, in a loop
 			// of their own.
 			pos, n, cm, cb = p.body(pos, cm, cb)
