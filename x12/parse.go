@@ -875,11 +875,12 @@ func (p *parser) body(pos int, cm uint64, cb int) (int, int32, uint64, int) {
 		// The innermost open loop's (-1 outside guided sets), unless the
 		// segment opens one.
 		ix.segs = ix.segs[:k+1]
-		ix.segs[k] = segment{start: int32(pos), loop: ix.cur}
 		if c == 0 || p.guide == guideNone {
+			ix.segs[k] = segment{start: int32(pos), loop: ix.cur}
 			ix.curLast = int32(k)
 			goto next
 		}
+		ix.segs[k].start = int32(pos)
 		if nopen := ix.nopen; c&clsOpens != 0 && ix.ls < 0 && uint32(nopen-1) < uint32(len(ix.open)) {
 			// opener, for the outcomes openSteps decides.
 			st := openSteps[ix.open[nopen-1].def][op&(maxOpeners-1)]
