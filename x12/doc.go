@@ -41,7 +41,7 @@
 // # Speed
 //
 // Parse is one pass over the input: segment terminators are found from
-// masks of 64-byte blocks, marked 4 KiB at a time (AVX2 or SSE2 on amd64,
+// masks of 64-byte blocks, marked 2 KiB at a time (AVX2 or SSE2 on amd64,
 // eight bytes at a time in a register elsewhere); since segments end at
 // consecutive terminators, each segment's is the lowest bit left in the
 // current block's mask (a trailing-zero count, and the bit cleared), not

@@ -38,7 +38,7 @@ var isaWidths = [16]int{2, 10, 2, 10, 2, 15, 2, 15, 6, 4, 1, 5, 9, 1, 1, 1}
 
 // maskBlocks is how many 64-byte blocks of input the parse marks the
 // terminators of at a time.
-const maskBlocks = 64
+const maskBlocks = 32
 
 // eagerLimit is the size up to which Parse builds the segment index and
 // the loops in its one pass; larger inputs build them on first use.
