@@ -200,24 +200,24 @@ func sameText(data string, a, aEnd, b, bEnd int) bool {
 }
 
 // parent finds the HL whose HL01 is data[p2:p2End] and makes the new HL
-// (HL01 at data[p1:p1End], loop instance inst) current. found is false
-// when no earlier HL has that HL01; the new HL then has no parent.
-func (h *hlCheck) parent(p1, p1End, p2, p2End int, inst int32) (parent int32, found bool) {
+// e current. found is false when no earlier HL has that HL01; the new HL
+// then has no parent.
+func (h *hlCheck) parent(e hlEntry, p2, p2End int) (parent int32, found bool) {
 	parent, found = -1, true
 	if p2End > p2 {
 		found = false
 		for k := len(h.stack) - 1; k >= 0; k-- {
-			if e := h.stack[k]; sameText(h.data, int(e.start), int(e.end), p2, p2End) {
+			if f := h.stack[k]; sameText(h.data, int(f.start), int(f.end), p2, p2End) {
 				h.stack = h.stack[:k+1]
-				parent, found = e.inst, true
+				parent, found = f.inst, true
 				break
 			}
 		}
 		if !found {
 			h.stack = h.stack[:0]
 			for k := len(h.seen) - 1; k >= 0; k-- {
-				if e := h.seen[k]; sameText(h.data, int(e.start), int(e.end), p2, p2End) {
-					parent, found = e.inst, true
+				if f := h.seen[k]; sameText(h.data, int(f.start), int(f.end), p2, p2End) {
+					parent, found = f.inst, true
 					break
 				}
 			}
@@ -225,7 +225,6 @@ func (h *hlCheck) parent(p1, p1End, p2, p2End int, inst int32) (parent int32, fo
 	} else {
 		h.stack = h.stack[:0]
 	}
-	e := hlEntry{start: int32(p1), end: int32(p1End), inst: inst}
 	h.stack = append(h.stack, e)
 	h.seen = append(h.seen, e)
 	return parent, found
@@ -235,7 +234,7 @@ func (h *hlCheck) parent(p1, p1End, p2, p2End int, inst int32) (parent int32, fo
 // its transaction set has.
 func (p *parser) checkHL(i int32, start, end int) {
 	p1, p1End, p2, p2End := hlIDs(p.s, start, end, p.d.Element)
-	if _, found := p.hl.parent(p1, p1End, p2, p2End, -1); !found {
+	if _, found := p.hl.parent(hlEntry{start: int32(p1), end: int32(p1End), inst: -1}, p2, p2End); !found {
 		p.noParent(i, start, end)
 	}
 }
@@ -490,22 +489,44 @@ func (ix *indexer) assign(i int32, id uint32, c uint8, start, end int) (loop int
 // openHL opens the HL level loop of the HL segment i, data[start:end],
 // nested in the loop of the HL its HL02 names; ok is false when no earlier
 // HL of the transaction set has that HL01.
-func (ix *indexer) openHL(i int32, start, end int) (loop int32, ok bool) {
+func (ix *indexer) openHL(i int32, start, end int) (int32, bool) {
 	data, sep := ix.x.data, ix.sep
 	p1, p1End, p2, p2End := hlIDs(data, start, end, sep)
 	var di uint16
 	if p2End < end {
-		// HL03 follows HL02.
+		// HL03 follows HL02: its loop, levels.loop written out here.
 		c := p2End + 1
 		ce := c
 		for ce < end && data[ce] != sep {
 			ce++
 		}
-		di = ix.def.loop(data[c:ce])
+		if code := packCode(data[c:ce]); code != 0 {
+			l := ix.def
+			for k := range min(l.n, maxLevels) {
+				if l.codes[k] == code {
+					di = l.defs[k]
+					break
+				}
+			}
+		}
 	}
-	inst := ix.newLoop(loopDefs[di].name, -1, i)
-	parent, found := ix.hl.parent(p1, p1End, p2, p2End, inst)
-	ix.loops[inst].parent = parent
+	inst := int32(len(ix.loops))
+	e := hlEntry{start: int32(p1), end: int32(p1End), inst: inst}
+	var parent int32
+	var found bool
+	if h := &ix.hl; len(h.stack) > 0 && len(h.stack) < cap(h.stack) && len(h.seen) < cap(h.seen) &&
+		sameText(data, int(h.stack[len(h.stack)-1].start), int(h.stack[len(h.stack)-1].end), p2, p2End) && p2End > p2 {
+		// The usual: the parent is the HL before (parent's first
+		// comparison, written out here).
+		parent, found = h.stack[len(h.stack)-1].inst, true
+		h.stack = append(h.stack, e)
+		h.seen = append(h.seen, e)
+	} else {
+		parent, found = h.parent(e, p2, p2End)
+	}
+	// newLoop, with its parent.
+	ix.loops = append(ix.loops, loop{name: loopDefs[di].name, parent: parent, first: i, last: i})
+	ix.setCur(inst, i)
 	ix.open[0] = openLoop{def: di, inst: inst}
 	ix.nopen = 1
 	ix.ls = -1

@@ -620,10 +620,18 @@ type parser struct {
 	// which the parse writes for every set without a write barrier).
 	controlAt, controlEnd int32
 	guide                 uint8 // the guide of the open transaction set
-	// the guide of the last transaction set, and what it was chosen by
-	lastCode, lastVersion, lastGS08 string
-	lastGuide                       uint8
-	lastStart                       int // the last segment read
+	// The last ST read in full (stFields) and its guide, as offsets in s:
+	// lastST is where it starts, stHead the length of its text through the
+	// separator after ST01, lastTail and lastTailEnd its text from the
+	// separator after ST02 on. guideFresh is false until an ST is read in
+	// full, after a GS (whose GS08 the guide may depend on) and after an
+	// ST without ST02; lastSep is the element separator it was read with.
+	lastST, stHead        int32
+	lastTail, lastTailEnd int32
+	guideFresh            bool
+	lastSep               byte
+	lastGuide             uint8
+	lastStart             int // the last segment read
 
 	// masks marks the terminators of up to maskBlocks 64-byte blocks of
 	// the input (run).
@@ -907,6 +915,37 @@ words:
 	}
 }
 
+// sameSpan reports whether s[a:aEnd] equals s[b:bEnd], comparing eight
+// bytes at a time without a call: the texts the envelope checks compare
+// (ST01, ST03, ST02 and SE02) are a few bytes.
+func sameSpan(s string, a, aEnd, b, bEnd int) bool {
+	n := aEnd - a
+	if n != bEnd-b {
+		return false
+	}
+	base := unsafe.Pointer(unsafe.StringData(s))
+	if n >= 8 {
+		// Whole words, the last overlapping the one before it.
+		for k := 0; k < n-8; k += 8 {
+			if loadLE(unsafe.Add(base, a+k)) != loadLE(unsafe.Add(base, b+k)) {
+				return false
+			}
+		}
+		return loadLE(unsafe.Add(base, aEnd-8)) == loadLE(unsafe.Add(base, bEnd-8))
+	}
+	if max(a, b)+8 <= len(s) {
+		// One word each, the bytes past n masked off.
+		mask := uint64(1)<<(8*uint(n)) - 1
+		return (loadLE(unsafe.Add(base, a))^loadLE(unsafe.Add(base, b)))&mask == 0
+	}
+	for k := 0; k < n; k++ {
+		if s[a+k] != s[b+k] {
+			return false
+		}
+	}
+	return true
+}
+
 // elem returns element k of the segment s[start:end].
 func (p *parser) elem(start, end, k int) string {
 	v, _ := field(p.s[start:end], p.d.Element, k)
@@ -931,6 +970,7 @@ func (p *parser) segment(i int32, start, end int) {
 		p.inGS, p.gs, p.gsAt, p.gsEnd, p.sets = true, i, start, end, 0
 		p.groups++
 		p.version = p.elem(start, end, 8)
+		p.guideFresh = false
 		p.x.groups = append(p.x.groups, int32(start))
 	case idST:
 		if !p.inGS {
@@ -941,15 +981,7 @@ func (p *parser) segment(i int32, start, end int) {
 		}
 		p.inST, p.st = true, i
 		p.sets++
-		var b [6]int // ST01..ST03
-		p.elemBounds(start, end, b[:])
-		code, version := p.s[b[0]:b[1]], p.s[b[4]:b[5]]
-		p.controlAt, p.controlEnd = int32(b[2]), int32(b[3])
-		if code != p.lastCode || version != p.lastVersion || p.version != p.lastGS08 {
-			p.lastCode, p.lastVersion, p.lastGS08 = code, version, p.version
-			p.lastGuide = guideFor(code, p.version, version)
-		}
-		p.guide = p.lastGuide
+		p.stFields(start, end)
 		if len(p.x.sets) == 1 && cap(p.x.sets) < 64 {
 			// Size the list from the first set: most files repeat sets of
 			// about one size.
@@ -1002,6 +1034,44 @@ func (p *parser) segment(i int32, start, end int) {
 	}
 }
 
+// stFields reads the ST s[start:end]: the bounds of ST02 (controlAt,
+// controlEnd) and the transaction set's guide.
+func (p *parser) stFields(start, end int) {
+	s, sep := p.s, p.d.Element
+	if p.guideFresh && sep == p.lastSep {
+		// Most files repeat one ST but for ST02: when this one's text
+		// through the separator after ST01, and from the separator after
+		// ST02 on, is the last one's, ST01 and ST03 are too (and so is
+		// GS08: no GS came since), and so is the guide. Those texts hold
+		// the same separators where the last one's did, so ST02 starts
+		// where it did, and ends at the next separator.
+		at := start + int(p.stHead)
+		if at <= end && sameSpan(s, start, at, int(p.lastST), int(p.lastST+p.stHead)) {
+			q := at
+			for q < end && s[q] != sep {
+				q++
+			}
+			if sameSpan(s, q, end, int(p.lastTail), int(p.lastTailEnd)) {
+				p.controlAt, p.controlEnd = int32(at), int32(q)
+				p.guide = p.lastGuide
+				return
+			}
+		}
+	}
+	var b [6]int // ST01..ST03
+	p.elemBounds(start, end, b[:])
+	p.controlAt, p.controlEnd = int32(b[2]), int32(b[3])
+	p.lastGuide = guideFor(s[b[0]:b[1]], p.version, s[b[4]:b[5]])
+	p.guide = p.lastGuide
+	// The next ST is compared with this one when it has ST02: its text
+	// through the separator after ST01 (b[2]-1, b[1] when ST02 is
+	// present) is the head.
+	p.guideFresh = b[1] < end
+	p.lastSep = sep
+	p.lastST, p.stHead = int32(start), int32(b[2]-start)
+	p.lastTail, p.lastTailEnd = int32(b[3]), int32(end)
+}
+
 // controlText returns ST02 of the open transaction set.
 func (p *parser) controlText() string { return p.s[p.controlAt:p.controlEnd] }
 
@@ -1027,13 +1097,33 @@ func (p *parser) closeST(i int32, start, end int, found bool) {
 		p.find(i, start, end, "transaction set "+strconv.Quote(p.controlText())+" (ST at segment "+strconv.Itoa(int(p.st)+1)+") has no SE")
 		return
 	}
+	count := int(i-p.st) + 1 // every segment from ST to SE
+	s, sep := p.s, p.d.Element
+	if sep-'0' > 9 && sep != 'S' && sep != 'E' && end-start > 3 {
+		// The usual SE, "SE", the separator, SE01 in digits, the
+		// separator and ST02, is checked without finding its elements:
+		// the separator follows SE01's digits, and the text after it is
+		// ST02 (which holds no separator). (packID saw the separator
+		// after "SE".)
+		v, k := 0, start+3
+		for ; k < end && k < start+12; k++ {
+			d := s[k] - '0'
+			if d > 9 {
+				break
+			}
+			v = v*10 + int(d)
+		}
+		if k > start+3 && k < end && s[k] == sep && v == count &&
+			sameSpan(s, k+1, end, int(p.controlAt), int(p.controlEnd)) {
+			return
+		}
+	}
 	var b [4]int // SE01, SE02
 	p.elemBounds(start, end, b[:])
-	count := int(i-p.st) + 1 // every segment from ST to SE
-	if se01 := p.s[b[0]:b[1]]; !countIs(se01, count) {
+	if se01 := s[b[0]:b[1]]; !countIs(se01, count) {
 		p.find(i, start, end, "SE01 counts "+strconv.Quote(se01)+" segments, but transaction set "+strconv.Quote(p.controlText())+" has "+strconv.Itoa(count)+" from ST to SE")
 	}
-	if se02 := p.s[b[2]:b[3]]; se02 != p.controlText() {
+	if se02 := s[b[2]:b[3]]; !sameSpan(s, b[2], b[3], int(p.controlAt), int(p.controlEnd)) {
 		p.find(i, start, end, "SE02 "+strconv.Quote(se02)+" does not match ST02 "+strconv.Quote(p.controlText()))
 	}
 }
