@@ -954,6 +954,24 @@ func (p *parser) elem(start, end, k int) string {
 
 // segment runs the envelope checks for segment i, s[start:end].
 func (p *parser) segment(i int32, start, end int) {
+	// The usual ST (in a group, after the last set's SE) and SE (in a
+	// set), by their first three bytes (packID's reading of them): a
+	// short function, which spills little.
+	if s := p.s; end-start >= 3 && s[start] == 'S' && s[start+2] == p.d.Element {
+		if c := s[start+1]; c == 'T' && p.inGS && !p.inST {
+			p.openST(i, start, end)
+			return
+		} else if c == 'E' && p.inST {
+			p.closeST(i, start, end, true)
+			return
+		}
+	}
+	p.envelope(i, start, end)
+}
+
+// envelope runs the envelope checks for segment i, s[start:end], an
+// envelope segment or one whose identifier is not valid.
+func (p *parser) envelope(i int32, start, end int) {
 	t := p.s[start:end]
 	id := packID(t, p.d.Element)
 	switch id {
@@ -979,27 +997,7 @@ func (p *parser) segment(i int32, start, end int) {
 		if p.inST {
 			p.closeST(i, start, end, false)
 		}
-		p.inST, p.st = true, i
-		p.sets++
-		p.stFields(start, end)
-		if len(p.x.sets) == 1 && cap(p.x.sets) < 64 {
-			// Size the list from the first set: most files repeat sets of
-			// about one size.
-			first := p.x.sets[0]
-			if n := len(p.s) / max(start-int(first), 1); n > 1 {
-				grown := make([]int32, 1, min(n+16, len(p.s)/8+1))
-				grown[0] = first
-				p.x.sets = grown
-			}
-		}
-		p.x.sets = append(p.x.sets, int32(start))
-		p.hl.start()
-		if p.ix != nil {
-			if d := txDefOf(p.guide); p.ix.def != d {
-				p.ix.def = d // usually the same: no write barrier
-			}
-			p.ix.startTx(p.guide, start)
-		}
+		p.openST(i, start, end)
 	case idSE:
 		if !p.inST {
 			p.find(i, start, end, "SE without an open ST")
@@ -1031,6 +1029,31 @@ func (p *parser) segment(i int32, start, end int) {
 		if !p.inST {
 			p.find(i, start, end, preview(segmentID(t, p.d.Element))+" outside a transaction set: no ST is open")
 		}
+	}
+}
+
+// openST opens the transaction set of the ST s[start:end], segment i.
+func (p *parser) openST(i int32, start, end int) {
+	p.inST, p.st = true, i
+	p.sets++
+	p.stFields(start, end)
+	if len(p.x.sets) == 1 && cap(p.x.sets) < 64 {
+		// Size the list from the first set: most files repeat sets of
+		// about one size.
+		first := p.x.sets[0]
+		if n := len(p.s) / max(start-int(first), 1); n > 1 {
+			grown := make([]int32, 1, min(n+16, len(p.s)/8+1))
+			grown[0] = first
+			p.x.sets = grown
+		}
+	}
+	p.x.sets = append(p.x.sets, int32(start))
+	p.hl.start()
+	if p.ix != nil {
+		if d := txDefOf(p.guide); p.ix.def != d {
+			p.ix.def = d // usually the same: no write barrier
+		}
+		p.ix.startTx(p.guide, start)
 	}
 }
 
