@@ -916,8 +916,8 @@ words:
 }
 
 // sameSpan reports whether s[a:aEnd] equals s[b:bEnd], comparing eight
-// bytes at a time without a call: the texts the envelope checks compare
-// (ST01, ST03, ST02 and SE02) are a few bytes.
+// bytes at a time rather than calling memequal: the texts the envelope
+// checks compare (an ST's head and tail, ST02 and SE02) are a few bytes.
 func sameSpan(s string, a, aEnd, b, bEnd int) bool {
 	n := aEnd - a
 	if n != bEnd-b {
@@ -1086,9 +1086,8 @@ func (p *parser) stFields(start, end int) {
 	p.controlAt, p.controlEnd = int32(b[2]), int32(b[3])
 	p.lastGuide = guideFor(s[b[0]:b[1]], p.version, s[b[4]:b[5]])
 	p.guide = p.lastGuide
-	// The next ST is compared with this one when it has ST02: its text
-	// through the separator after ST01 (b[2]-1, b[1] when ST02 is
-	// present) is the head.
+	// The next ST is compared with this one when it has ST02: its head
+	// is its text up to ST02 (through the separator after ST01, at b[1]).
 	p.guideFresh = b[1] < end
 	p.lastSep = sep
 	p.lastST, p.stHead = int32(start), int32(b[2]-start)
@@ -1126,8 +1125,8 @@ func (p *parser) closeST(i int32, start, end int, found bool) {
 		// The usual SE, "SE", the separator, SE01 in digits, the
 		// separator and ST02, is checked without finding its elements:
 		// the separator follows SE01's digits, and the text after it is
-		// ST02 (which holds no separator). (packID saw the separator
-		// after "SE".)
+		// ST02 (which holds no separator). (segment, or packID, saw the
+		// separator after "SE".)
 		v, k := 0, start+3
 		for ; k < end && k < start+12; k++ {
 			d := s[k] - '0'
