@@ -1071,6 +1071,13 @@ func (p *parser) stFields(start, end int) {
 		at := start + int(p.stHead)
 		if at <= end && sameSpan(s, start, at, int(p.lastST), int(p.lastST+p.stHead)) {
 			q := at
+			if at+8 <= len(s) {
+				// The first separator in the eight bytes from at (ST02 is
+				// usually shorter), exactly: the high bits of t.
+				x := loadLE(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), at)) ^ uint64(sep)*0x0101010101010101
+				t := ^((x&0x7f7f7f7f7f7f7f7f)+0x7f7f7f7f7f7f7f7f | x) & 0x8080808080808080
+				q = min(at+bits.TrailingZeros64(t)>>3, end) // at+8 when t is 0
+			}
 			for q < end && s[q] != sep {
 				q++
 			}
