@@ -1075,7 +1075,7 @@ func (p *parser) stFields(start, end int) {
 				// The first separator in the eight bytes from at (ST02 is
 				// usually shorter), exactly: the high bits of t.
 				x := loadLE(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), at)) ^ uint64(sep)*0x0101010101010101
-				t := ^((x&0x7f7f7f7f7f7f7f7f)+0x7f7f7f7f7f7f7f7f | x) & 0x8080808080808080
+				t := ^((x & 0x7f7f7f7f7f7f7f7f) + 0x7f7f7f7f7f7f7f7f | x) & 0x8080808080808080
 				q = min(at+bits.TrailingZeros64(t)>>3, end) // at+8 when t is 0
 			}
 			for q < end && s[q] != sep {
