@@ -200,24 +200,24 @@ func sameText(data string, a, aEnd, b, bEnd int) bool {
 }
 
 // parent finds the HL whose HL01 is data[p2:p2End] and makes the new HL
-// (HL01 at data[p1:p1End], loop instance inst) current. found is false
-// when no earlier HL has that HL01; the new HL then has no parent.
-func (h *hlCheck) parent(p1, p1End, p2, p2End int, inst int32) (parent int32, found bool) {
+// e current. found is false when no earlier HL has that HL01; the new HL
+// then has no parent.
+func (h *hlCheck) parent(e hlEntry, p2, p2End int) (parent int32, found bool) {
 	parent, found = -1, true
 	if p2End > p2 {
 		found = false
 		for k := len(h.stack) - 1; k >= 0; k-- {
-			if e := h.stack[k]; sameText(h.data, int(e.start), int(e.end), p2, p2End) {
+			if f := h.stack[k]; sameText(h.data, int(f.start), int(f.end), p2, p2End) {
 				h.stack = h.stack[:k+1]
-				parent, found = e.inst, true
+				parent, found = f.inst, true
 				break
 			}
 		}
 		if !found {
 			h.stack = h.stack[:0]
 			for k := len(h.seen) - 1; k >= 0; k-- {
-				if e := h.seen[k]; sameText(h.data, int(e.start), int(e.end), p2, p2End) {
-					parent, found = e.inst, true
+				if f := h.seen[k]; sameText(h.data, int(f.start), int(f.end), p2, p2End) {
+					parent, found = f.inst, true
 					break
 				}
 			}
@@ -225,7 +225,6 @@ func (h *hlCheck) parent(p1, p1End, p2, p2End int, inst int32) (parent int32, fo
 	} else {
 		h.stack = h.stack[:0]
 	}
-	e := hlEntry{start: int32(p1), end: int32(p1End), inst: inst}
 	h.stack = append(h.stack, e)
 	h.seen = append(h.seen, e)
 	return parent, found
@@ -235,7 +234,7 @@ func (h *hlCheck) parent(p1, p1End, p2, p2End int, inst int32) (parent int32, fo
 // its transaction set has.
 func (p *parser) checkHL(i int32, start, end int) {
 	p1, p1End, p2, p2End := hlIDs(p.s, start, end, p.d.Element)
-	if _, found := p.hl.parent(p1, p1End, p2, p2End, -1); !found {
+	if _, found := p.hl.parent(hlEntry{start: int32(p1), end: int32(p1End), inst: -1}, p2, p2End); !found {
 		p.noParent(i, start, end)
 	}
 }
@@ -490,22 +489,79 @@ func (ix *indexer) assign(i int32, id uint32, c uint8, start, end int) (loop int
 // openHL opens the HL level loop of the HL segment i, data[start:end],
 // nested in the loop of the HL its HL02 names; ok is false when no earlier
 // HL of the transaction set has that HL01.
-func (ix *indexer) openHL(i int32, start, end int) (loop int32, ok bool) {
+func (ix *indexer) openHL(i int32, start, end int) (int32, bool) {
 	data, sep := ix.x.data, ix.sep
 	p1, p1End, p2, p2End := hlIDs(data, start, end, sep)
-	var di uint16
-	if p2End < end {
-		// HL03 follows HL02.
-		c := p2End + 1
-		ce := c
-		for ce < end && data[ce] != sep {
-			ce++
-		}
-		di = ix.def.loop(data[c:ce])
+	// The loop of the level code HL03, packed as packCode does (a code of
+	// 1 to 3 bytes; 0 for any other) and looked up as levels.loop does,
+	// written out here.
+	var code uint32
+	switch c := p2End + 1; {
+	case c >= end || data[c] == sep:
+	case c+1 == end || data[c+1] == sep:
+		code = 1<<24 | uint32(data[c])
+	case c+2 == end || data[c+2] == sep:
+		code = 2<<24 | uint32(data[c])<<8 | uint32(data[c+1])
+	case c+3 == end || data[c+3] == sep:
+		code = 3<<24 | uint32(data[c])<<16 | uint32(data[c+1])<<8 | uint32(data[c+2])
 	}
-	inst := ix.newLoop(loopDefs[di].name, -1, i)
-	parent, found := ix.hl.parent(p1, p1End, p2, p2End, inst)
-	ix.loops[inst].parent = parent
+	var di uint16
+	if code != 0 {
+		l := ix.def
+		for k := range min(l.n, maxLevels) {
+			if l.codes[k] == code {
+				di = l.defs[k]
+				break
+			}
+		}
+	}
+	// The usual HL, whose parent is the HL before it (or which has none),
+	// when the lists it is added to have room, takes no call, so that
+	// nothing is spilled around one; openHLSlow takes the rest.
+	h := &ix.hl
+	n, ns, nl := len(h.stack), len(h.seen), len(ix.loops)
+	parent := int32(-1)
+	if p2End > p2 {
+		if n == 0 {
+			return ix.openHLSlow(i, p1, p1End, p2, p2End, di)
+		}
+		top := h.stack[n-1]
+		if !sameText(data, int(top.start), int(top.end), p2, p2End) {
+			return ix.openHLSlow(i, p1, p1End, p2, p2End, di)
+		}
+		parent = top.inst
+	} else {
+		n = 0 // an HL without a parent empties the stack (hlCheck.parent)
+	}
+	if n >= cap(h.stack) || ns >= cap(h.seen) || nl >= cap(ix.loops) {
+		return ix.openHLSlow(i, p1, p1End, p2, p2End, di)
+	}
+	inst := int32(nl)
+	e := hlEntry{start: int32(p1), end: int32(p1End), inst: inst}
+	h.stack = h.stack[:n+1]
+	h.stack[n] = e
+	h.seen = h.seen[:ns+1]
+	h.seen[ns] = e
+	ix.loops = ix.loops[:nl+1]
+	ix.loops[nl] = loop{name: loopDefs[di].name, parent: parent, first: i, last: i}
+	if c := uint(ix.cur); c < uint(len(ix.loops)) { // setCur
+		ix.loops[c].last = ix.curLast
+	}
+	ix.cur, ix.curLast = inst, i
+	ix.open[0] = openLoop{def: di, inst: inst}
+	ix.nopen = 1
+	ix.ls = -1
+	return inst, true
+}
+
+// openHLSlow is openHL for any HL (HL01 at data[p1:p1End], HL02 at
+// data[p2:p2End], its level's loop di): its parent searched for
+// (hlCheck.parent) and the lists grown as needed.
+func (ix *indexer) openHLSlow(i int32, p1, p1End, p2, p2End int, di uint16) (int32, bool) {
+	inst := int32(len(ix.loops))
+	parent, found := ix.hl.parent(hlEntry{start: int32(p1), end: int32(p1End), inst: inst}, p2, p2End)
+	ix.loops = append(ix.loops, loop{name: loopDefs[di].name, parent: parent, first: i, last: i})
+	ix.setCur(inst, i)
 	ix.open[0] = openLoop{def: di, inst: inst}
 	ix.nopen = 1
 	ix.ls = -1

@@ -640,10 +640,18 @@ type parser struct {
 	// which the parse writes for every set without a write barrier).
 	controlAt, controlEnd int32
 	guide                 uint8 // the guide of the open transaction set
-	// the guide of the last transaction set, and what it was chosen by
-	lastCode, lastVersion, lastGS08 string
-	lastGuide                       uint8
-	lastStart                       int // the last segment read
+	// The last ST read in full (stFields) and its guide, as offsets in s:
+	// lastST is where it starts, stHead the length of its text through the
+	// separator after ST01, lastTail and lastTailEnd its text from the
+	// separator after ST02 on. guideFresh is false until an ST is read in
+	// full, after a GS (whose GS08 the guide may depend on) and after an
+	// ST without ST02; lastSep is the element separator it was read with.
+	lastST, stHead        int32
+	lastTail, lastTailEnd int32
+	guideFresh            bool
+	lastSep               byte
+	lastGuide             uint8
+	lastStart             int // the last segment read
 
 	// masks marks the terminators of up to maskBlocks 64-byte blocks of
 	// the input (run).
@@ -1069,6 +1077,37 @@ words:
 	}
 }
 
+// sameSpan reports whether s[a:aEnd] equals s[b:bEnd], comparing eight
+// bytes at a time rather than calling memequal: the texts the envelope
+// checks compare (an ST's head and tail, ST02 and SE02) are a few bytes.
+func sameSpan(s string, a, aEnd, b, bEnd int) bool {
+	n := aEnd - a
+	if n != bEnd-b {
+		return false
+	}
+	base := unsafe.Pointer(unsafe.StringData(s))
+	if n >= 8 {
+		// Whole words, the last overlapping the one before it.
+		for k := 0; k < n-8; k += 8 {
+			if loadLE(unsafe.Add(base, a+k)) != loadLE(unsafe.Add(base, b+k)) {
+				return false
+			}
+		}
+		return loadLE(unsafe.Add(base, aEnd-8)) == loadLE(unsafe.Add(base, bEnd-8))
+	}
+	if max(a, b)+8 <= len(s) {
+		// One word each, the bytes past n masked off.
+		mask := uint64(1)<<(8*uint(n)) - 1
+		return (loadLE(unsafe.Add(base, a))^loadLE(unsafe.Add(base, b)))&mask == 0
+	}
+	for k := 0; k < n; k++ {
+		if s[a+k] != s[b+k] {
+			return false
+		}
+	}
+	return true
+}
+
 // elem returns element k of the segment s[start:end].
 func (p *parser) elem(start, end, k int) string {
 	v, _ := field(p.s[start:end], p.d.Element, k)
@@ -1077,6 +1116,24 @@ func (p *parser) elem(start, end, k int) string {
 
 // segment runs the envelope checks for segment i, s[start:end].
 func (p *parser) segment(i int32, start, end int) {
+	// The usual ST (in a group, after the last set's SE) and SE (in a
+	// set), by their first three bytes (packID's reading of them): a
+	// short function, which spills little.
+	if s := p.s; end-start >= 3 && s[start] == 'S' && s[start+2] == p.d.Element {
+		if c := s[start+1]; c == 'T' && p.inGS && !p.inST {
+			p.openST(i, start, end)
+			return
+		} else if c == 'E' && p.inST {
+			p.closeST(i, start, end, true)
+			return
+		}
+	}
+	p.envelope(i, start, end)
+}
+
+// envelope runs the envelope checks for segment i, s[start:end], an
+// envelope segment or one whose identifier is not valid.
+func (p *parser) envelope(i int32, start, end int) {
 	t := p.s[start:end]
 	id := packID(t, p.d.Element)
 	switch id {
@@ -1093,6 +1150,7 @@ func (p *parser) segment(i int32, start, end int) {
 		p.inGS, p.gs, p.gsAt, p.gsEnd, p.sets = true, i, start, end, 0
 		p.groups++
 		p.version = p.elem(start, end, 8)
+		p.guideFresh = false
 		p.x.groups = append(p.x.groups, int32(start))
 	case idST:
 		if !p.inGS {
@@ -1101,35 +1159,7 @@ func (p *parser) segment(i int32, start, end int) {
 		if p.inST {
 			p.closeST(i, start, end, false)
 		}
-		p.inST, p.st = true, i
-		p.sets++
-		var b [6]int // ST01..ST03
-		p.elemBounds(start, end, b[:])
-		code, version := p.s[b[0]:b[1]], p.s[b[4]:b[5]]
-		p.controlAt, p.controlEnd = int32(b[2]), int32(b[3])
-		if code != p.lastCode || version != p.lastVersion || p.version != p.lastGS08 {
-			p.lastCode, p.lastVersion, p.lastGS08 = code, version, p.version
-			p.lastGuide = guideFor(code, p.version, version)
-		}
-		p.guide = p.lastGuide
-		if len(p.x.sets) == 1 && cap(p.x.sets) < 64 {
-			// Size the list from the first set: most files repeat sets of
-			// about one size.
-			first := p.x.sets[0]
-			if n := len(p.s) / max(start-int(first), 1); n > 1 {
-				grown := make([]int32, 1, min(n+16, len(p.s)/8+1))
-				grown[0] = first
-				p.x.sets = grown
-			}
-		}
-		p.x.sets = append(p.x.sets, int32(start))
-		p.hl.start()
-		if p.ix != nil {
-			if d := txDefOf(p.guide); p.ix.def != d {
-				p.ix.def = d // usually the same: no write barrier
-			}
-			p.ix.startTx(p.guide, start)
-		}
+		p.openST(i, start, end)
 	case idSE:
 		if !p.inST {
 			p.find(i, start, end, "SE without an open ST")
@@ -1164,6 +1194,75 @@ func (p *parser) segment(i int32, start, end int) {
 	}
 }
 
+// openST opens the transaction set of the ST s[start:end], segment i.
+func (p *parser) openST(i int32, start, end int) {
+	p.inST, p.st = true, i
+	p.sets++
+	p.stFields(start, end)
+	if len(p.x.sets) == 1 && cap(p.x.sets) < 64 {
+		// Size the list from the first set: most files repeat sets of
+		// about one size.
+		first := p.x.sets[0]
+		if n := len(p.s) / max(start-int(first), 1); n > 1 {
+			grown := make([]int32, 1, min(n+16, len(p.s)/8+1))
+			grown[0] = first
+			p.x.sets = grown
+		}
+	}
+	p.x.sets = append(p.x.sets, int32(start))
+	p.hl.start()
+	if p.ix != nil {
+		if d := txDefOf(p.guide); p.ix.def != d {
+			p.ix.def = d // usually the same: no write barrier
+		}
+		p.ix.startTx(p.guide, start)
+	}
+}
+
+// stFields reads the ST s[start:end]: the bounds of ST02 (controlAt,
+// controlEnd) and the transaction set's guide.
+func (p *parser) stFields(start, end int) {
+	s, sep := p.s, p.d.Element
+	if p.guideFresh && sep == p.lastSep {
+		// Most files repeat one ST but for ST02: when this one's text
+		// through the separator after ST01, and from the separator after
+		// ST02 on, is the last one's, ST01 and ST03 are too (and so is
+		// GS08: no GS came since), and so is the guide. Those texts hold
+		// the same separators where the last one's did, so ST02 starts
+		// where it did, and ends at the next separator.
+		at := start + int(p.stHead)
+		if at <= end && sameSpan(s, start, at, int(p.lastST), int(p.lastST+p.stHead)) {
+			q := at
+			if at+8 <= len(s) {
+				// The first separator in the eight bytes from at (ST02 is
+				// usually shorter), exactly: the high bits of t.
+				x := loadLE(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), at)) ^ uint64(sep)*0x0101010101010101
+				t := ^((x & 0x7f7f7f7f7f7f7f7f) + 0x7f7f7f7f7f7f7f7f | x) & 0x8080808080808080
+				q = min(at+bits.TrailingZeros64(t)>>3, end) // at+8 when t is 0
+			}
+			for q < end && s[q] != sep {
+				q++
+			}
+			if sameSpan(s, q, end, int(p.lastTail), int(p.lastTailEnd)) {
+				p.controlAt, p.controlEnd = int32(at), int32(q)
+				p.guide = p.lastGuide
+				return
+			}
+		}
+	}
+	var b [6]int // ST01..ST03
+	p.elemBounds(start, end, b[:])
+	p.controlAt, p.controlEnd = int32(b[2]), int32(b[3])
+	p.lastGuide = guideFor(s[b[0]:b[1]], p.version, s[b[4]:b[5]])
+	p.guide = p.lastGuide
+	// The next ST is compared with this one when it has ST02: its head
+	// is its text up to ST02 (through the separator after ST01, at b[1]).
+	p.guideFresh = b[1] < end
+	p.lastSep = sep
+	p.lastST, p.stHead = int32(start), int32(b[2]-start)
+	p.lastTail, p.lastTailEnd = int32(b[3]), int32(end)
+}
+
 // controlText returns ST02 of the open transaction set.
 func (p *parser) controlText() string { return p.s[p.controlAt:p.controlEnd] }
 
@@ -1189,13 +1288,33 @@ func (p *parser) closeST(i int32, start, end int, found bool) {
 		p.find(i, start, end, "transaction set "+strconv.Quote(p.controlText())+" (ST at segment "+strconv.Itoa(int(p.st)+1)+") has no SE")
 		return
 	}
+	count := int(i-p.st) + 1 // every segment from ST to SE
+	s, sep := p.s, p.d.Element
+	if sep-'0' > 9 && sep != 'S' && sep != 'E' && end-start > 3 {
+		// The usual SE, "SE", the separator, SE01 in digits, the
+		// separator and ST02, is checked without finding its elements:
+		// the separator follows SE01's digits, and the text after it is
+		// ST02 (which holds no separator). (segment, or packID, saw the
+		// separator after "SE".)
+		v, k := 0, start+3
+		for ; k < end && k < start+12; k++ {
+			d := s[k] - '0'
+			if d > 9 {
+				break
+			}
+			v = v*10 + int(d)
+		}
+		if k > start+3 && k < end && s[k] == sep && v == count &&
+			sameSpan(s, k+1, end, int(p.controlAt), int(p.controlEnd)) {
+			return
+		}
+	}
 	var b [4]int // SE01, SE02
 	p.elemBounds(start, end, b[:])
-	count := int(i-p.st) + 1 // every segment from ST to SE
-	if se01 := p.s[b[0]:b[1]]; !countIs(se01, count) {
+	if se01 := s[b[0]:b[1]]; !countIs(se01, count) {
 		p.find(i, start, end, "SE01 counts "+strconv.Quote(se01)+" segments, but transaction set "+strconv.Quote(p.controlText())+" has "+strconv.Itoa(count)+" from ST to SE")
 	}
-	if se02 := p.s[b[2]:b[3]]; se02 != p.controlText() {
+	if se02 := s[b[2]:b[3]]; !sameSpan(s, b[2], b[3], int(p.controlAt), int(p.controlEnd)) {
 		p.find(i, start, end, "SE02 "+strconv.Quote(se02)+" does not match ST02 "+strconv.Quote(p.controlText()))
 	}
 }
