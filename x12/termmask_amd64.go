@@ -2,7 +2,11 @@
 
 package x12
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // terminatorMasks writes to out[k], for each of the blocks 64-byte blocks
 // from p, a mask of the bytes equal to c: bit i for byte i of the block.
@@ -18,31 +22,12 @@ func terminatorMasks(p unsafe.Pointer, blocks int, c byte, out *uint64) {
 }
 
 // useAVX2 is whether the processor and the operating system support AVX2
-// (the CPUID feature bits, and the YMM state enabled in XCR0).
-var useAVX2 = hasAVX2()
-
-func hasAVX2() bool {
-	_, _, ecx1, _ := cpuid(1, 0)
-	const osxsave, avx = 1 << 27, 1 << 28
-	if ecx1&(osxsave|avx) != osxsave|avx {
-		return false
-	}
-	if xcr0, _ := xgetbv(); xcr0&6 != 6 { // XMM and YMM state
-		return false
-	}
-	if maxID, _, _, _ := cpuid(0, 0); maxID < 7 {
-		return false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	return ebx7&(1<<5) != 0
-}
+// (x/sys/cpu reads the CPUID feature bits, and the YMM state enabled in
+// XCR0, once).
+var useAVX2 = cpu.X86.HasAVX2
 
 //go:noescape
 func terminatorMasksSSE2(p unsafe.Pointer, blocks int, c byte, out *uint64)
 
 //go:noescape
 func terminatorMasksAVX2(p unsafe.Pointer, blocks int, c byte, out *uint64)
-
-func cpuid(eax, ecx uint32) (a, b, c, d uint32)
-
-func xgetbv() (eax, edx uint32)
