@@ -830,7 +830,7 @@ func (ix *indexer) sizeLoops(at int) {
 	want := n * ((len(ix.x.data)-ix.firstAt)/(at-ix.firstAt) + 1)
 	want += want/16 + 16
 	if want > cap(ix.loops) {
-		grown := make([]loop, n, want)
+		grown := makeUncleared[loop](want)[:n]
 		copy(grown, ix.loops)
 		ix.loops = grown
 	}

@@ -330,7 +330,7 @@ func ParseString(s string, opts ...Option) (*Interchange, error) {
 		n := strings.Count(s[start:], string(s[start+105])) + 1 // most segments end at a terminator
 		p.ix = &p.ixv
 		p.ix.init(x, 0)
-		p.ix.segs = makeSegments(n)
+		p.ix.segs = makeUncleared[segment](n)
 	}
 	p.run(start)
 	if p.ix != nil {
@@ -348,18 +348,18 @@ func ParseString(s string, opts ...Option) (*Interchange, error) {
 
 func noop() {}
 
-// makeSegments returns an empty segment index with room for n entries,
-// without clearing it: the parse writes each entry before anything reads
-// it, and clearing a large index cost as much as a tenth of the parse.
-// strings.Builder.Grow is the standard library's way to memory that is
-// not cleared; the index holds no pointers, so it may live in memory
-// allocated for bytes.
-func makeSegments(n int) []segment {
-	const size = int(unsafe.Sizeof(segment{}))
+// makeUncleared returns an empty slice with room for n elements, without
+// clearing its memory, for the segment index and the loop list: the parse
+// writes each element before anything reads it, and clearing them cost as
+// much as a tenth of the parse. strings.Builder.Grow is the standard
+// library's way to memory that is not cleared; the type set admits only
+// types without pointers, which may live in memory allocated for bytes.
+func makeUncleared[T segment | loop](n int) []T {
 	var b strings.Builder
-	b.Grow(n*size + size) // 16 bytes or more: not the tiny allocator, which does not align
+	// 16 bytes or more: not the tiny allocator, which does not align.
+	b.Grow(n*int(unsafe.Sizeof(*new(T))) + 16)
 	b.WriteByte(0)
-	return unsafe.Slice((*segment)(unsafe.Pointer(unsafe.StringData(b.String()))), n)[:0]
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.StringData(b.String()))), n)[:0]
 }
 
 func syntaxError(s string, at int, msg string) *SyntaxError {
