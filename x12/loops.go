@@ -44,10 +44,14 @@ const maxLevels = 8
 
 // loop returns the index in loopDefs of the HL level loop of HL03 code; 0
 // for a code the guide does not name.
-func (l *levels) loop(code string) uint16 {
-	if c := packCode(code); c != 0 {
-		for k := range l.n {
-			if l.codes[k] == c {
+func (l *levels) loop(code string) uint16 { return l.loopOf(packCode(code)) }
+
+// loopOf is loop for a code packed by packCode (small enough to inline
+// into openHL, which packs the code in place).
+func (l *levels) loopOf(code uint32) uint16 {
+	if code != 0 {
+		for k := range min(l.n, maxLevels) {
+			if l.codes[k] == code {
 				return l.defs[k]
 			}
 		}
@@ -492,9 +496,8 @@ func (ix *indexer) assign(i int32, id uint32, c uint8, start, end int) (loop int
 func (ix *indexer) openHL(i int32, start, end int) (int32, bool) {
 	data, sep := ix.x.data, ix.sep
 	p1, p1End, p2, p2End := hlIDs(data, start, end, sep)
-	// The loop of the level code HL03, packed as packCode does (a code of
-	// 1 to 3 bytes; 0 for any other) and looked up as levels.loop does,
-	// written out here.
+	// The loop of the level code HL03, packed in place as packCode does (a
+	// code of 1 to 3 bytes; 0 for any other).
 	var code uint32
 	switch c := p2End + 1; {
 	case c >= end || data[c] == sep:
@@ -505,16 +508,7 @@ func (ix *indexer) openHL(i int32, start, end int) (int32, bool) {
 	case c+3 == end || data[c+3] == sep:
 		code = 3<<24 | uint32(data[c])<<16 | uint32(data[c+1])<<8 | uint32(data[c+2])
 	}
-	var di uint16
-	if code != 0 {
-		l := ix.def
-		for k := range min(l.n, maxLevels) {
-			if l.codes[k] == code {
-				di = l.defs[k]
-				break
-			}
-		}
-	}
+	di := ix.def.loopOf(code)
 	// The usual HL, whose parent is the HL before it (or which has none),
 	// when the lists it is added to have room, takes no call, so that
 	// nothing is spilled around one; openHLSlow takes the rest.
