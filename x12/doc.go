@@ -72,8 +72,12 @@
 // through the indexer rather than held in the loop. No pointer is
 // written per transaction set (ST02 is kept as offsets, the guide's table
 // only when it changes), so the parse takes no write barriers while the
-// garbage collector runs. It
-// records four bytes per transaction set (its ST segment's offset; code,
+// garbage collector runs. An ST like the last one but for ST02 (compared
+// in place, eight bytes at a time) keeps its guide without reading its
+// elements; an SE of the usual shape (SE01 in digits, then ST02) and an HL
+// whose parent is the HL before it (or none) are checked without finding
+// each element or searching the hierarchy. The parse records four bytes
+// per transaction set (its ST segment's offset; code,
 // control number, version, guide and segment indexes are read from there
 // when asked for), in a slice sized from the first set. An input of up to
 // 1 MiB gets its segment index and loops in the same pass; a larger one
@@ -88,7 +92,7 @@
 // innermost loop (sized from a count of terminators, and not cleared,
 // since every entry is written before it is read); a segment's end is
 // found when it is read. A loop instance is sixteen bytes, in a list sized
-// from the first transaction set. Ordinary segments take the innermost
+// from the first transaction set and, like the index, not cleared. Ordinary segments take the innermost
 // open loop without a call; a loop's last segment is recorded as it stops
 // being the innermost and carried to its ancestors when its transaction
 // set ends (with a max, not a branch on the data), so no second pass over
