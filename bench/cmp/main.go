@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"syscall"
 	"time"
@@ -48,7 +49,16 @@ func run(args []string) (sample, error) {
 	wall := time.Since(start)
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return sample{wall: wall, cpu: cpu, maxRSS: ru.Maxrss * 1024}, nil
+	return sample{wall: wall, cpu: cpu, maxRSS: maxRSS(ru)}, nil
+}
+
+// maxRSS returns the peak resident memory of ru in bytes: getrusage(2)
+// gives it in kilobytes, but in bytes on Darwin.
+func maxRSS(ru *syscall.Rusage) int64 {
+	if runtime.GOOS == "darwin" {
+		return int64(ru.Maxrss)
+	}
+	return int64(ru.Maxrss) * 1024
 }
 
 func median(d []time.Duration) time.Duration {
