@@ -16,7 +16,7 @@ func TestTerminatorMasksSSE2AVX2(t *testing.T) {
 		name string
 		fn   func(p unsafe.Pointer, blocks int, c byte, out *uint64)
 	}{{"SSE2", terminatorMasksSSE2}}
-	if useAVX2 {
+	if useAVX2() {
 		variants = append(variants, struct {
 			name string
 			fn   func(p unsafe.Pointer, blocks int, c byte, out *uint64)
