@@ -111,8 +111,8 @@
 //
 // Four deliberate differences. jsonschema/v5 formats the message of a
 // failed enum with the values as a format string, so a '%' in a value
-// garbles it (value must be "%!"(MISSING)); here the value is printed as it
-// is. Instance pointers are RFC 6901:
+// garbles it (value must be "%!"(MISSING), or "%" for "%%"); here the
+// value is printed as it is. Instance pointers are RFC 6901:
 // jsonschema/v5 also percent-encodes each token as a URL path ("a b"
 // becomes "a%20b") and locates a member named "" at its parent's pointer;
 // here "a b" stays "a b" and the member "" is at "/". The names of a failed
