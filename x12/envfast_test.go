@@ -150,3 +150,22 @@ func FuzzEnvelopeFast(f *testing.F) {
 		checkFast(t, "input", data)
 	})
 }
+
+// packCodeAt, which openHL reads HL03 with, packs an element read in
+// place as packCode packs it found first: codes of every length, followed
+// by another element or ending the segment.
+func TestPackCodeAt(t *testing.T) {
+	for _, code := range []string{"", "2", "20", "EV", "200", "2000", "20000"} {
+		for _, rest := range []string{"", "*1", "*"} {
+			seg := "HL*3*2*" + code + rest
+			c := len("HL*3*2*")
+			if got, want := packCodeAt(seg, c, len(seg), '*'), packCode(code); got != want {
+				t.Errorf("%q: packCodeAt %#x, packCode %#x", seg, got, want)
+			}
+		}
+	}
+	// Past the segment's end (an HL without HL03): no code.
+	if got := packCodeAt("HL*3*2", len("HL*3*2")+1, len("HL*3*2"), '*'); got != 0 {
+		t.Errorf("past the end: %#x", got)
+	}
+}

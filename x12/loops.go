@@ -73,6 +73,22 @@ func packCode(s string) uint32 {
 	return 0
 }
 
+// packCodeAt is packCode for the element of data[:end] that starts at c
+// and ends at the next separator sep (or end), read in place rather than
+// found first.
+func packCodeAt(data string, c, end int, sep byte) uint32 {
+	switch {
+	case c >= end || data[c] == sep:
+	case c+1 == end || data[c+1] == sep:
+		return 1<<24 | uint32(data[c])
+	case c+2 == end || data[c+2] == sep:
+		return 2<<24 | uint32(data[c])<<8 | uint32(data[c+1])
+	case c+3 == end || data[c+3] == sep:
+		return 3<<24 | uint32(data[c])<<16 | uint32(data[c+1])<<8 | uint32(data[c+2])
+	}
+	return 0
+}
+
 // loopNames (tables.go) lists every loop ID the definitions use, in byte
 // order; loop.name indexes it. loopDefs lists every loop definition;
 // openLoop.def indexes it, 0 standing for none.
@@ -496,19 +512,7 @@ func (ix *indexer) assign(i int32, id uint32, c uint8, start, end int) (loop int
 func (ix *indexer) openHL(i int32, start, end int) (int32, bool) {
 	data, sep := ix.x.data, ix.sep
 	p1, p1End, p2, p2End := hlIDs(data, start, end, sep)
-	// The loop of the level code HL03, packed in place as packCode does (a
-	// code of 1 to 3 bytes; 0 for any other).
-	var code uint32
-	switch c := p2End + 1; {
-	case c >= end || data[c] == sep:
-	case c+1 == end || data[c+1] == sep:
-		code = 1<<24 | uint32(data[c])
-	case c+2 == end || data[c+2] == sep:
-		code = 2<<24 | uint32(data[c])<<8 | uint32(data[c+1])
-	case c+3 == end || data[c+3] == sep:
-		code = 3<<24 | uint32(data[c])<<16 | uint32(data[c+1])<<8 | uint32(data[c+2])
-	}
-	di := ix.def.loopOf(code)
+	di := ix.def.loopOf(packCodeAt(data, p2End+1, end, sep)) // HL03's loop
 	// The usual HL, whose parent is the HL before it (or which has none),
 	// when the lists it is added to have room, takes no call, so that
 	// nothing is spilled around one; openHLSlow takes the rest.
