@@ -1,9 +1,10 @@
 #!/bin/sh
 # Whole-process benchmark of `assay hl7 get` and `assay x12 get` on 64 MiB
 # inputs, run interleaved with `wc -l` of the same file (median of 5 runs
-# each), and of `assay eval` on the bundled example interleaved with a Go
-# hello-world (median of 51 runs each: start-up is short and noisy),
-# printing the ratios of wall and CPU time and the peak resident memory.
+# each), and of `assay eval` on the bundled example and `assay --help` (the
+# start-up alone) interleaved with a Go hello-world (median of 51 runs
+# each: start-up is short and noisy), printing the ratios of wall and CPU
+# time and the peak resident memory.
 #
 # usage: bench/run.sh [ASSAY_BINARY]
 #
@@ -55,3 +56,4 @@ bench "x12 get ST($nx12)02" "$dir/big.x12" x12 get "$dir/big.x12" "ST($nx12)02"
 ex=$here/examples/priorauth
 "$cmp" -runs "${EVAL_RUNS:-51}" -name "eval priorauth" -ref "$hello" -- \
 	"$bin" eval --criteria "$ex/criteria.json" --sandbox "$ex/sandbox" --no-color
+"$cmp" -runs "${EVAL_RUNS:-51}" -name "--help" -ref "$hello" -- "$bin" --help
