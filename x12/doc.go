@@ -1,8 +1,8 @@
 // Package x12 reads ASC X12 interchanges (4010 and 5010) and checks the
-// responses an agent got from a payer: a zero-copy parser with envelope
-// checks, 5010 loop recognition for the eligibility (270/271), claim status
-// (276/277, and the 277CA) and prior authorization (278) transactions, the
-// path grammar of SYNTAX.md, and the x12-response assertion.
+// responses an agent got from a payer: a parser with envelope checks, 5010
+// loop recognition for the eligibility (270/271), claim status (276/277,
+// and the 277CA) and prior authorization (278) transactions, the path
+// grammar of SYNTAX.md, and the x12-response assertion.
 //
 // # Parsing
 //
@@ -32,90 +32,28 @@
 // anyway. Strict turns them into a *FindingsError. A parse keeps at most
 // 1,000 findings. Input that is not X12 at all is a *SyntaxError.
 //
-// Values are substrings of the input: Parse does not copy its []byte
-// argument (it must not change while the Interchange is in use; a read-only
-// memory map is the intended use), nor does ParseString, and reading a path
+// Values are substrings of the input: ParseString reads the string it is
+// given, Parse copies its []byte into a string once, and reading a path
 // allocates nothing beyond the slice it returns (AppendValues reuses the
 // caller's). Offsets are int32, so an input must be smaller than 2 GiB.
 //
-// # Speed
+// # How it reads
 //
-// Parse is one pass over the input: segment terminators are found from
-// masks of 64-byte blocks, marked 2 KiB at a time (AVX2 or SSE2 on amd64,
-// eight bytes at a time in a register elsewhere); since segments end at
-// consecutive terminators, each segment's is the lowest bit left in the
-// current block's mask (a trailing-zero count, and the bit cleared), not
-// a search from the segment's start. Segment IDs are compared as packed
-// integers and classified by a perfect hash, and only the envelope
-// segments, and the segments the loops depend on (HL, BHT, LS, LE and
-// those that open a loop), are looked into. The body of a transaction set
-// (every segment but its envelope segments, when the index is built in
-// the pass) is read by a loop of its own that makes no call for an
-// ordinary segment or for one that opens a loop by the table described
-// below, and keeps in registers only the input and where the next
-// terminator is: everything else is read where it is kept, and the calls
-// it does make (HL, BHT, LS, LE, a loop the table does not decide) are on
-// one path of their own, so that only they pay for saving registers. It
-// leaves the envelope segments, and anything unusual (an identifier that
-// is not valid or may start an ISA, a segment without elements, the end of
-// the masks), to the general loop. That loop carries as
-// little as it can from one segment to the next, since every value it
-// keeps live is one more to spill around its calls: the line break after
-// a terminator is skipped as the segment ends, not by another turn of the
-// loop, and its usual cases (none, or a line feed) are tested before it
-// is skipped in a loop; a transaction set's segment count is not kept
-// (SE01 is checked against the SE's index less the ST's, plus one); the
-// last segment's end, which only a finding about a missing trailer needs,
-// is found again then; the terminator and the element separator are read
-// from the parser where they are needed; whether a transaction set is
-// open and its guide are one byte; the segment index is appended to
-// through the indexer rather than held in the loop. No pointer is
-// written per transaction set (ST02 is kept as offsets, the guide's table
-// only when it changes), so the parse takes no write barriers while the
-// garbage collector runs. An ST like the last one but for ST02 (compared
-// in place, eight bytes at a time) keeps its guide without reading its
-// elements; an SE of the usual shape (SE01 in digits, then ST02) and an HL
-// whose parent is the HL before it (or none) are checked without finding
-// each element or searching the hierarchy. The parse records four bytes
-// per transaction set (its ST segment's offset; code,
-// control number, version, guide and segment indexes are read from there
-// when asked for), in a slice sized from the first set. An input of up to
-// 1 MiB gets its segment index and loops in the same pass; a larger one
-// builds nothing per segment (the body of a transaction set is only
-// classified, for its envelope segments and, in a guided set, its HLs) and
-// gets them the first time something needs them (Segment, or a path that
-// names a loop); until then a path without a loop reads the input in one
-// scan (an ST path reads the parse's own list of transaction sets, ST(n)
-// directly), and through the index after.
+// Parse is one loop over the segments: each ends at the next segment
+// terminator (strings.IndexByte), its identifier is the text before the
+// first element separator, and only the envelope segments (and, in a set
+// with a guide, the HL) are looked into. It records where each ISA, GS and
+// ST segment starts, four bytes each; a transaction set's code, control
+// number and version are read from its ST when asked for. The segment
+// index (eight bytes per segment: where it starts, and its innermost loop)
+// and the loops are built together, in one more pass, the first time
+// something needs them: Segment, Transactions' segment numbers, or a path
+// that names a loop. A path without a loop reads the input in one scan
+// before that, and through the index after; a path on ST reads the list of
+// transaction sets, and ST(n) directly.
 //
-// The segment index is eight bytes per segment, its start and its
-// innermost loop (sized from a count of terminators, and not cleared,
-// since every entry is written before it is read); a segment's end is
-// found when it is read. A loop instance is sixteen bytes, in a list sized
-// from the first transaction set and, like the index, not cleared. Ordinary segments take the innermost
-// open loop without a call; a loop's last segment is recorded as it stops
-// being the innermost and carried to its ancestors when its transaction
-// set ends (with a max, not a branch on the data), so no second pass over
-// the index is needed. The loop state a segment changes holds no pointers,
-// so indexing does not pay the garbage collector's write barriers. Only
-// segments that can open a loop are looked up in the guide, and, where no
-// LS is open, what one opens is read from a table, by the innermost open
-// loop's definition (the open loops are always that definition's
-// ancestors), rather than searched for through the open loops; qualifiers
-// (the 278) and siblings that share a segment are still searched.
-//
-// The loop tables (the definitions, the loops nested in each, the loop
-// IDs, the identifier classes and the table of what opens what) are made
-// from the guides' definitions in guides.go, written the way the guides
-// nest their loops, by a generator (go generate runs TestTables with
-// -write-tables) into tables.go as composite literals of constants, which
-// the compiler lays out as data: loading the package runs no code and
-// allocates nothing for them (it cost 0.07 ms, 33 KB and 241 allocations
-// when they were built at load), and the definitions and the code that
-// builds the tables from them are left out of programs. TestTables fails
-// when tables.go is not what the definitions make. Loop IDs are numbered
-// in byte order, so that a path's loop ID is found by a binary search
-// rather than in a map.
+// The loops are made from the guides' definitions in guides.go, written
+// the way the guides nest them, the first time they are needed.
 //
 // # Repetitions and components
 //

@@ -26,9 +26,8 @@ type Path struct {
 
 type loopRef struct {
 	id    string
-	name  uint16 // index in loopNames
-	known bool   // false: no definition has this loop, so it selects nothing
-	occ   int    // 1-based; 0 is (*) or omitted: every instance
+	known bool // false: no guide has this loop, so it selects nothing
+	occ   int  // 1-based; 0 is (*) or omitted: every instance
 }
 
 // PathError reports a path that does not follow the grammar.
@@ -74,8 +73,7 @@ func ParsePath(s string) (Path, error) {
 		for j < len(s) && s[j] >= 'A' && s[j] <= 'Z' {
 			j++
 		}
-		ref := loopRef{id: s[i:j]} // no occurrence: every instance
-		ref.name, ref.known = loopName(ref.id)
+		ref := loopRef{id: s[i:j], known: knownLoop(s[i:j])} // no occurrence: every instance
 		if j < len(s) && s[j] == '(' {
 			occ, next, msg := parseIndex(s, j, '(', ')')
 			if msg != "" {
@@ -193,8 +191,6 @@ func parseIndex(s string, at int, open, close byte) (int, int, string) {
 	return n, next, ""
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
 // MustParsePath is ParsePath for paths known to be valid, such as
 // constants; it panics on an error.
 func MustParsePath(s string) Path {
@@ -224,9 +220,10 @@ func (p Path) Values(x *Interchange) []string { return p.AppendValues(nil, x) }
 // AppendValues appends the values p selects in x to dst and returns it; with
 // a dst of enough capacity it does not allocate.
 //
-// A path without a loop reads the interchange in one scan (or through the
-// segment index, once something has built it); a path with a loop builds
-// the segment index and the loops on its first use.
+// A path without a loop reads the interchange in one scan, or through the
+// segment index once something has built it (a path on ST reads the
+// parse's own list of transaction sets); a path with a loop builds the
+// segment index and the loops on its first use.
 func (p Path) AppendValues(dst []string, x *Interchange) []string {
 	if x == nil || p.elem == 0 {
 		return dst
@@ -236,16 +233,15 @@ func (p Path) AppendValues(dst []string, x *Interchange) []string {
 	}
 	n := 0
 	if p.seg == "ST" {
-		// The parse listed every ST segment: read them from that list.
 		if !p.hasQual && p.occ > 0 {
 			if p.occ > len(x.sets) {
 				return dst
 			}
-			t, d := x.stSegment(p.occ - 1)
+			t, d := x.segmentAt(x.sets[p.occ-1])
 			return p.appendElement(dst, t, d)
 		}
-		for k := range x.sets {
-			t, d := x.stSegment(k)
+		for _, off := range x.sets {
+			t, d := x.segmentAt(off)
 			var stop bool
 			if dst, n, stop = p.appendMatch(dst, n, t, d); stop {
 				break
@@ -254,10 +250,11 @@ func (p Path) AppendValues(dst []string, x *Interchange) []string {
 		return dst
 	}
 	if x.index.built.Load() {
-		ls := len(p.seg)
+		// The index says where each segment starts: only the segments
+		// that start with the path's ID are read to their ends.
 		for _, sg := range x.index.segs {
-			if rest := x.data[sg.start:]; len(rest) < ls || rest[:ls] != p.seg {
-				continue // not the path's segment (appendMatch checks again)
+			if !strings.HasPrefix(x.data[sg.start:], p.seg) {
+				continue
 			}
 			t, d := x.segmentAt(sg.start)
 			var stop bool
@@ -332,7 +329,7 @@ func (p Path) appendLoops(dst []string, x *Interchange) []string {
 		}
 		n, found := 0, int32(-1)
 		for l := lo; int(l) < len(loops) && (scope == nil || loops[l].first <= hi); l++ {
-			if loops[l].name != ref.name {
+			if loops[l].id != ref.id {
 				continue
 			}
 			inside := scope == nil && from == k
@@ -364,9 +361,7 @@ func (p Path) appendLoops(dst []string, x *Interchange) []string {
 		i := max(loops[s].first, cursor)
 		for ; i <= loops[s].last; i++ {
 			sg := &segs[i]
-			rest := x.data[sg.start:]
-			ls := len(p.seg)
-			if len(rest) < ls || rest[:ls] != p.seg || !insideAny(loops, sg.loop, scope) {
+			if !strings.HasPrefix(x.data[sg.start:], p.seg) || !insideAny(loops, sg.loop, scope) {
 				continue
 			}
 			t, d := x.segmentAt(sg.start)
@@ -388,13 +383,11 @@ func (p Path) appendLoops(dst []string, x *Interchange) []string {
 // document order, and the reading stops at the occurrence wanted.
 func (p Path) appendEvery(dst []string, x *Interchange, segs []segment, loops []loop, from int, scope []int32) []string {
 	n := 0
-	ls := len(p.seg)
 	last := len(p.loops) - 1
 	visit := func(i, hi int32) (int32, bool) {
 		for ; i <= hi; i++ {
 			sg := &segs[i]
-			rest := x.data[sg.start:]
-			if len(rest) < ls || rest[:ls] != p.seg || !p.inChain(loops, sg.loop, last, from, scope) {
+			if !strings.HasPrefix(x.data[sg.start:], p.seg) || !p.inChain(loops, sg.loop, last, from, scope) {
 				continue
 			}
 			t, d := x.segmentAt(sg.start)
@@ -407,7 +400,7 @@ func (p Path) appendEvery(dst []string, x *Interchange, segs []segment, loops []
 	}
 	if from == 0 {
 		for l := range loops {
-			if loops[l].name == p.loops[0].name {
+			if loops[l].id == p.loops[0].id {
 				visit(loops[l].first, int32(len(segs)-1))
 				break
 			}
@@ -431,7 +424,7 @@ func (p Path) appendEvery(dst []string, x *Interchange, segs []segment, loops []
 // from is 0).
 func (p Path) inChain(loops []loop, l int32, k, from int, scope []int32) bool {
 	for ; l >= 0; l = loops[l].parent {
-		if loops[l].name != p.loops[k].name {
+		if loops[l].id != p.loops[k].id {
 			continue
 		}
 		if k == from {
@@ -600,8 +593,8 @@ func (x *Interchange) PathWarning(p Path) string {
 		}
 		return ""
 	}
-	tx := x.transaction(first)
-	what := fmt.Sprintf("transaction set %s %s (%s)", tx.Code, strconv.Quote(tx.Control), tx.Version)
+	code, control, version, _ := x.setInfo(first)
+	what := fmt.Sprintf("transaction set %s %s (%s)", code, strconv.Quote(control), version)
 	if none > 1 {
 		what = fmt.Sprintf("%d transaction sets (the first: %s)", none, what)
 	}

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
@@ -144,16 +143,13 @@ const (
 	recordsFile    = "records.json"
 )
 
-// readFile reads one evidence file as a string, without copying it.
+// readFile reads one evidence file as a string.
 func readFile(fsys fs.FS, name string, limit int64) (string, error) {
 	data, err := check.ReadFile(fsys, name, limit)
 	if err != nil {
 		return "", fmt.Errorf("x12 records: %w", err)
 	}
-	if len(data) == 0 {
-		return "", nil
-	}
-	return unsafe.String(&data[0], len(data)), nil
+	return string(data), nil
 }
 
 func readFolder(fsys fs.FS, limit int64) ([]Record, error) {
