@@ -6,23 +6,31 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
+	"os"
+	"strings"
 
-	"github.com/assaykit/assay/internal/mmap"
+	"github.com/assaykit/assay/internal/filekind"
 )
 
 // pathFormat is what "assay hl7" and "assay x12" need to know about a text
-// format to read paths out of a file: how to parse a path and a file, and
-// how a parsed path selects values.
+// format to read paths out of a file: how to parse a path, and either how
+// to parse a file and have a parsed path select values in it, or how to
+// read every path from the file's bytes at once.
 type pathFormat[Doc, Path any] struct {
 	name      string // "hl7"
 	usage     string // lines printed after "usage: assay NAME get FILE PATH..."
 	parsePath func(string) (Path, error)
-	parse     func([]byte) (Doc, error)
-	values    func(Doc, Path) []string
-	warnings  func(Doc) []string // envelope findings and the like; may be nil
-	// selectAll, when set, reads every path from the input in one pass
-	// without building a document (parse and values are then unused): what
-	// keeps a read of a 64 MiB HL7 batch near a raw scan.
+	// parse, values and warnings read a document held in a string (the file
+	// is read straight into one, so that a parser that hands out
+	// substrings needs no second copy).
+	parse    func(string) (Doc, error)
+	values   func(Doc, Path) []string
+	warnings func(Doc) []string // envelope findings and the like; may be nil
+	// selectAll, when set instead of parse, reads every path from the
+	// file's bytes in one pass without building a document: what keeps a
+	// read of a 64 MiB HL7 batch near a raw scan.
 	selectAll func(data []byte, paths []Path) ([][]string, error)
 }
 
@@ -80,23 +88,22 @@ func (f pathFormat[Doc, Path]) get(c *cli, args []string) int {
 		}
 		paths[i] = p
 	}
-	// A regular file of any size, mapped read-only where the platform can
-	// (no copy, no zero-filled buffer), else read once into a buffer of its
-	// size; anything else is bad input. The parsers read values out of the
-	// mapping, so it stays open until the output is written.
-	in, err := mmap.Open(file)
-	if err != nil {
-		return c.badInput("%s get: %v", f.name, err)
-	}
-	defer in.Close()
 	if f.selectAll != nil {
-		values, err := f.selectAll(in.Bytes(), paths)
+		var data bytes.Buffer
+		if err := readRegular(file, &data); err != nil {
+			return c.badInput("%s get: %v", f.name, err)
+		}
+		values, err := f.selectAll(data.Bytes(), paths)
 		if err != nil {
 			return c.badInput("%s get: %s: %v", f.name, file, err)
 		}
 		return c.printPaths(f.name, raw, func(i int) []string { return values[i] })
 	}
-	doc, err := f.parse(in.Bytes())
+	var text strings.Builder
+	if err := readRegular(file, &text); err != nil {
+		return c.badInput("%s get: %v", f.name, err)
+	}
+	doc, err := f.parse(text.String())
 	if err != nil {
 		return c.badInput("%s get: %s: %v", f.name, file, err)
 	}
@@ -116,6 +123,43 @@ func (f pathFormat[Doc, Path]) get(c *cli, args []string) int {
 		}
 		return f.values(doc, paths[i])
 	})
+}
+
+// maxGetSize is the largest file get reads: the HL7 and X12 parsers keep
+// offsets as int32, and refuse 2 GiB or more.
+const maxGetSize = math.MaxInt32 - 1
+
+// readRegular reads the file name whole into dst (a bytes.Buffer or a
+// strings.Builder), grown once to the file's size as os.ReadFile sizes its
+// buffer. Anything but a regular file (a FIFO, a device, a folder) is
+// refused before it is read, through the open file, which opens without
+// waiting for a FIFO's writer; so is a file the parsers could not address.
+func readRegular(name string, dst interface {
+	io.Writer
+	Grow(int)
+}) error {
+	f, err := os.OpenFile(name, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("not a regular file (%s)", filekind.Of(fi.Mode()))}
+	}
+	if fi.Size() > maxGetSize {
+		return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%d bytes: files of 2 GiB or more cannot be read", fi.Size())}
+	}
+	// bytes.Buffer reads into at least bytes.MinRead free bytes: room for
+	// them too, so that seeing the end of the file does not grow it.
+	dst.Grow(int(fi.Size()) + bytes.MinRead)
+	if _, err := io.Copy(dst, f); err != nil {
+		return &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return nil
 }
 
 // printPaths prints each path (the first time it is given) with the values

@@ -47,7 +47,7 @@ func TestGetInputs(t *testing.T) {
 	}
 }
 
-// A large interchange reads whole, through the memory map; a loop path in
+// A large interchange reads whole; a loop path in
 // a transaction set without a guide reads null and warns.
 func TestGetLargeAndWarnings(t *testing.T) {
 	const isa = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *261120*0930*^*00501*000000001*0*P*:~\n"

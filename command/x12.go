@@ -9,7 +9,7 @@ func init() {
 			"are printed to stderr as warnings.\n" +
 			"paths: [LOOP(OCC)/...]SEG[QUAL](OCC)NN[REP]-C, e.g. BHT03, NM1[IL]09, 2110C/EB01, HI01-2 (see x12/SYNTAX.md)",
 		parsePath: x12.ParsePath,
-		parse:     func(data []byte) (*x12.Interchange, error) { return x12.Parse(data) },
+		parse:     func(text string) (*x12.Interchange, error) { return x12.ParseString(text) },
 		values:    func(x *x12.Interchange, p x12.Path) []string { return p.Values(x) },
 		warnings: func(x *x12.Interchange) []string {
 			var out []string

@@ -1,5 +1,0 @@
-//go:build unix && !linux
-
-package mmap
-
-const populate = 0
