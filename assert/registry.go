@@ -14,7 +14,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/assaykit/assay/internal/jsonkind"
-	"github.com/assaykit/assay/internal/jsonschema"
 	"github.com/assaykit/assay/internal/jsonvalue"
 	"gopkg.in/yaml.v3"
 )
@@ -136,10 +135,9 @@ func DefaultRegistry() *Registry { return defaultRegistry }
 // twice, a nil decoder, or a schema that is not JSON. The schema is
 // compiled when the kind is first decoded; a schema that does not compile
 // then makes every spec of the kind invalid, saying so (each kind's tests
-// decode it, so this never reaches a user). The validator implements the
-// validation vocabulary of 2020-12 with references inside the schema
-// document; a schema that uses $dynamicRef, a remote $ref, dependencies or
-// additionalItems does not compile (see Validator).
+// decode it, so this never reaches a user). Schemas are compiled by
+// github.com/santhosh-tekuri/jsonschema/v5 as draft 2020-12, with
+// references inside the schema document only (see Validator).
 func (r *Registry) Register(kind string, schema []byte, decode DecodeFunc) {
 	if kind == "" {
 		panic("assert: Register with an empty kind")
@@ -147,9 +145,7 @@ func (r *Registry) Register(kind string, schema []byte, decode DecodeFunc) {
 	if decode == nil {
 		panic("assert: Register " + kind + " with a nil DecodeFunc")
 	}
-	// assay's own kinds' schemas are known to be JSON (and compiled
-	// already): checking them again was most of their packages' start-up.
-	if !jsonschema.Precompiled(schema) && !gjson.ValidBytes(schema) {
+	if !gjson.ValidBytes(schema) {
 		panic("assert: Register " + kind + ": the schema is not JSON")
 	}
 	r.mu.Lock()

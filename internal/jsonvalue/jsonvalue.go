@@ -35,11 +35,11 @@ type jsonDecoder struct {
 	depth int
 }
 
-func (d *jsonDecoder) skipSpace() { d.i = SkipSpace(d.s, d.i) }
+func (d *jsonDecoder) skipSpace() { d.i = skipSpace(d.s, d.i) }
 
-// SkipSpace returns the index of the first byte at or after i that is not
+// skipSpace returns the index of the first byte at or after i that is not
 // JSON white space.
-func SkipSpace(s string, i int) int {
+func skipSpace(s string, i int) int {
 	for i < len(s) {
 		switch s[i] {
 		case ' ', '\t', '\n', '\r':
@@ -165,7 +165,7 @@ func (d *jsonDecoder) array() (any, bool) {
 }
 
 func (d *jsonDecoder) number() (any, bool) {
-	end, ok := Number(d.s, d.i)
+	end, ok := number(d.s, d.i)
 	if !ok {
 		return nil, false
 	}
@@ -174,10 +174,10 @@ func (d *jsonDecoder) number() (any, bool) {
 	return n, true
 }
 
-// Number reads the JSON number that starts at s[i],
+// number reads the JSON number that starts at s[i],
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, and returns the index
 // just after it; false when none starts there.
-func Number(s string, i int) (end int, ok bool) {
+func number(s string, i int) (end int, ok bool) {
 	digits := func() int {
 		start := i
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
@@ -213,7 +213,7 @@ func Number(s string, i int) (end int, ok bool) {
 
 // str reads a string: a substring of the copy when it needs no change.
 func (d *jsonDecoder) str() (string, bool) {
-	end, verbatim, ok := String(d.s, d.i)
+	end, verbatim, ok := readString(d.s, d.i)
 	if !ok {
 		return "", false
 	}
@@ -222,14 +222,14 @@ func (d *jsonDecoder) str() (string, bool) {
 	if verbatim {
 		return text, true
 	}
-	return Unquote(text), true
+	return unquote(text), true
 }
 
-// String reads the JSON string whose opening quote is s[i]: end is the
+// readString reads the JSON string whose opening quote is s[i]: end is the
 // index of its closing quote, and verbatim reports that its text,
-// s[i+1:end], is its value (no escape, valid UTF-8); otherwise Unquote
+// s[i+1:end], is its value (no escape, valid UTF-8); otherwise unquote
 // gives the value. ok is false when no valid string starts at i.
-func String(s string, i int) (end int, verbatim, ok bool) {
+func readString(s string, i int) (end int, verbatim, ok bool) {
 	escaped, high := false, false
 	for j := i + 1; j < len(s); j++ {
 		switch c := s[j]; {
@@ -260,10 +260,10 @@ func String(s string, i int) (end int, verbatim, ok bool) {
 	return 0, false, false
 }
 
-// Unquote returns the value of text, the inside of a string that String
-// read, as encoding/json unquotes it: escapes resolved, a surrogate pair
+// unquote returns the value of text, the inside of a string that
+// readString read, as encoding/json unquotes it: escapes resolved, a surrogate pair
 // joined, any other surrogate and each byte that is not UTF-8 U+FFFD.
-func Unquote(text string) string {
+func unquote(text string) string {
 	b := make([]byte, 0, len(text)+utf8.UTFMax)
 	for i := 0; i < len(text); {
 		c := text[i]

@@ -1,0 +1,175 @@
+package assert_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/assaykit/assay/assert"
+)
+
+// validationCase is one schema, one instance and the violations expected,
+// each written "pointer: message" as Violation.String writes them.
+type validationCase struct {
+	name   string
+	schema string
+	doc    string
+	want   []string
+}
+
+// The wording of jsonschema/v5 kept, keyword by keyword, and the places
+// where Validator rewords it (see its doc).
+var validationCases = []validationCase{
+	// type
+	{"type string ok", `{"type":"string"}`, `"x"`, nil},
+	{"type string bad", `{"type":"string"}`, `1`, []string{`/: expected string, but got number`}},
+	{"type integer 1.0", `{"type":"integer"}`, `1.0`, nil},
+	{"type integer 1e2", `{"type":"integer"}`, `1e2`, nil},
+	{"type integer 1.5", `{"type":"integer"}`, `1.5`, []string{`/: expected integer, but got number`}},
+	{"type integer 300e-2", `{"type":"integer"}`, `300e-2`, nil},
+	{"type list", `{"type":["string","null"]}`, `true`, []string{`/: expected string or null, but got boolean`}},
+	{"type stops other keywords", `{"type":"string","required":["a"],"allOf":[false]}`, `{}`, []string{`/: expected string, but got object`}},
+	// enum and const
+	{"enum strings", `{"enum":["easy","medium","hard"]}`, `"x"`, []string{`/: value must be one of "easy", "medium", "hard"`}},
+	{"enum one", `{"enum":["easy"]}`, `"x"`, []string{`/: value must be "easy"`}},
+	{"enum numbers equal by value", `{"enum":[1,2]}`, `1.0`, nil},
+	{"enum numbers", `{"enum":[1,2.5,null,true]}`, `3`, []string{`/: value must be one of "1", "2.5", <nil>, true`}},
+	{"enum object", `{"enum":[{"a":1},[1]]}`, `{"a":2}`, []string{`/: enum failed`}},
+	// jsonschema/v5 formats this message with the values as the format:
+	// "value must be one of "50%!"(MISSING), "a%!b(MISSING)"".
+	{"enum with percent signs", `{"enum":["50%","a%b","%%"]}`, `"x"`, []string{`/: value must be one of "50%", "a%b", "%%"`}},
+	{"enum one with a percent sign", `{"enum":["100%"]}`, `"x"`, []string{`/: value must be "100%"`}},
+	{"enum through a $ref", `{"$defs":{"e":{"enum":["a%d","b"]}},"properties":{"k":{"$ref":"#/$defs/e"}}}`, `{"k":"x"}`, []string{`/k: value must be one of "a%d", "b"`}},
+	{"enum under an escaped name", `{"properties":{"a b/c":{"enum":["%s"]}}}`, `{"a b/c":1}`, []string{`/a b~1c: value must be "%s"`}},
+	{"const string", `{"const":"portal-state-match"}`, `"x"`, []string{`/: value must be "portal-state-match"`}},
+	{"const with a percent sign", `{"const":"50%"}`, `"x"`, []string{`/: value must be "50%"`}},
+	{"const null", `{"const":null}`, `0`, []string{`/: value must be <nil>`}},
+	// objects
+	{"required", `{"required":["path","b"]}`, `{"b":1}`, []string{`/: missing properties: 'path'`}},
+	{"required two", `{"required":["path","it's"]}`, `{}`, []string{`/: missing properties: 'path', 'it\'s'`}},
+	{"properties", `{"properties":{"a":{"type":"string"},"b/c":{"type":"string"}}}`, `{"a":1,"b/c":2,"d":3}`,
+		[]string{`/a: expected string, but got number`, `/b~1c: expected string, but got number`}},
+	{"additionalProperties false", `{"properties":{"a":{}},"additionalProperties":false}`, `{"a":1,"y":3,"x":2}`,
+		[]string{`/x: unknown key "x"`, `/y: unknown key "y"`}},
+	{"unknown keys quoted and escaped", `{"additionalProperties":false}`, `{"it's":1,"q\"z":2,"%d":3,"a/b":4,"é\u0001":5,"":6,"a b":7}`,
+		[]string{`/: unknown key ""`, `/%d: unknown key "%d"`, `/a b: unknown key "a b"`, `/a~1b: unknown key "a/b"`, `/it's: unknown key "it's"`, `/q"z: unknown key "q\"z"`, `/é` + "\x01" + `: unknown key "é\x01"`}},
+	{"additionalProperties schema", `{"properties":{"a":{}},"additionalProperties":{"type":"string"}}`, `{"a":1,"x":3}`,
+		[]string{`/x: expected string, but got number`}},
+	{"propertyNames", `{"propertyNames":{"pattern":"^[a-z]+$"}}`, `{"ok":1,"Bad":2}`, []string{`/Bad: does not match pattern '^[a-z]+$'`}},
+	{"dependentRequired", `{"dependentRequired":{"a":["b","c"]}}`, `{"a":1,"c":1}`, []string{`/: property 'b' is required, if 'a' property exists`}},
+	// arrays
+	{"items", `{"items":{"type":"integer"}}`, `[1,"x",2,true]`, []string{`/1: expected integer, but got string`, `/3: expected integer, but got boolean`}},
+	{"prefixItems", `{"prefixItems":[{"type":"string"}],"items":false}`, `["a",2]`, []string{`/1: not allowed`}},
+	{"minItems", `{"minItems":1}`, `[]`, []string{`/: minimum 1 items required, but found 0 items`}},
+	{"uniqueItems", `{"uniqueItems":true}`, `[1,2,1.0]`, []string{`/: items at index 0 and 2 are equal`}},
+	{"contains empty", `{"contains":{"type":"string"}}`, `[]`, []string{`/: valid must be >= 1, but got 0`}},
+	// strings
+	{"minLength code points", `{"minLength":3}`, `"é😀"`, []string{`/: length must be >= 3, but got 2`}},
+	{"pattern", `{"pattern":"^[A-Z][A-Za-z0-9]{0,63}$"}`, `"patient"`, []string{`/: does not match pattern '^[A-Z][A-Za-z0-9]{0,63}$'`}},
+	{"format is an annotation", `{"$schema":"https://json-schema.org/draft/2020-12/schema","format":"date-time"}`, `"not a date"`, nil},
+	{"format is an annotation without $schema", `{"format":"email"}`, `"not an address"`, nil},
+	// numbers
+	{"minimum", `{"minimum":0}`, `-1`, []string{`/: must be >= 0 but found -1`}},
+	{"maximum", `{"maximum":1.5}`, `2`, []string{`/: must be <= 1.5 but found 2`}},
+	{"multipleOf", `{"multipleOf":0.01}`, `1.005`, []string{`/: 1.005 not multipleOf 0.01`}},
+	{"a large exponent is read", `{"type":"integer","minimum":0}`, `1e999999`, nil},
+	// jsonschema/v5 would crash on these.
+	{"an exponent past a million", `{"type":"integer"}`, `1e10000000`, []string{`/: the number 1e10000000 is beyond what can be checked (a power of ten past a million)`}},
+	{"an exponent past a million, deep", `{"items":{"minimum":0}}`, `[1,{"a":[-1e-1000001]}]`, []string{`/1/a/0: the number -1e-1000001 is beyond what can be checked (a power of ten past a million)`}},
+	// combinators
+	{"anyOf fails", `{"anyOf":[{"type":"string"},{"type":"array","minItems":1}]}`, `[]`,
+		[]string{`/: expected string, but got array`, `/: minimum 1 items required, but found 0 items`}},
+	{"oneOf two", `{"oneOf":[{"required":["path"]},{"required":["path_pattern"]}]}`, `{"path":1,"path_pattern":2}`,
+		[]string{`/: valid against schemas at indexes 0 and 1`}},
+	{"not", `{"not":{"type":"string"}}`, `"x"`, []string{`/: not failed`}},
+	{"boolean false", `false`, `1`, []string{`/: not allowed`}},
+	// references and locations
+	{"$ref recursive", `{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#"}},"n":{"type":"integer"}}}`, `{"kids":[{"kids":[{"n":"x"}]}]}`,
+		[]string{`/kids/0/kids/0/n: expected integer, but got string`}},
+	{"unevaluatedProperties", `{"properties":{"a":{}},"unevaluatedProperties":false}`, `{"a":1,"b":2}`, []string{`/b: not allowed`}},
+	{"pointer escapes", `{"additionalProperties":{"type":"string"}}`, `{"a b/c~d%e":1}`, []string{`/a b~1c~0d%e: expected string, but got number`}},
+	// jsonschema/v5 drops the empty token of a member named "".
+	{"empty key", `{"properties":{"":{"type":"string"}}}`, `{"":1}`, []string{`/: expected string, but got number`}},
+	{"deep array", `{"items":{"items":{"type":"string"}}}`, `[[],["a",1]]`, []string{`/1/1: expected string, but got number`}},
+}
+
+func decodeNumbers(t testing.TB, s string) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	return v
+}
+
+func TestValidatorWording(t *testing.T) {
+	for _, tc := range validationCases {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := assert.NewValidator("case", []byte(tc.schema), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, x := range v.Validate(decodeNumbers(t, tc.doc), nil) {
+				got = append(got, x.String())
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("schema %s\ninstance %s\n got %q\nwant %q", tc.schema, tc.doc, got, tc.want)
+			}
+		})
+	}
+}
+
+// Violations of a document converted from YAML carry the line and column
+// of the value, or of the key for an unknown key, or of the nearest
+// ancestor with a position.
+func TestValidatorPositions(t *testing.T) {
+	v, err := assert.NewValidator("case", []byte(`{"properties":{"a":{"type":"string"},"b":{"enum":["1%"]}},"additionalProperties":false}`), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := assert.Positions{"": {Line: 1, Column: 1}, "/a": {Line: 2, Column: 4}, "/typo": {Line: 3, Column: 1}}
+	got := v.Validate(decodeNumbers(t, `{"a":1,"b":"x","typo":2}`), pos)
+	want := []assert.Violation{
+		{Pointer: "/a", Line: 2, Column: 4, Message: "expected string, but got number"},
+		{Pointer: "/b", Line: 1, Column: 1, Message: `value must be "1%"`},
+		{Pointer: "/typo", Line: 3, Column: 1, Message: `unknown key "typo"`},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("violation %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// Lenient validators accept unknown keys; a schema that is not JSON, does
+// not compile, or refers outside itself is an error naming the schema.
+func TestNewValidator(t *testing.T) {
+	open, err := assert.NewValidator("open", []byte(`{"type":"object","properties":{"a":{"type":"object","additionalProperties":false}},"additionalProperties":false}`), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := open.Validate(decodeNumbers(t, `{"a":{"x":1},"y":2}`), nil); len(got) != 0 {
+		t.Errorf("lenient: %v", got)
+	}
+	if string(open.Schema()) != `{"type":"object","properties":{"a":{"type":"object","additionalProperties":false}},"additionalProperties":false}` {
+		t.Errorf("Schema() = %s, not the schema as given", open.Schema())
+	}
+	for name, schema := range map[string]string{
+		"not JSON":         `{"type":`,
+		"two values":       `{} {}`,
+		"bad keyword":      `{"type": 5}`,
+		"remote reference": `{"$ref": "https://example.com/other.json"}`,
+		"file reference":   `{"$ref": "file:///etc/passwd"}`,
+	} {
+		if _, err := assert.NewValidator("bad "+name, []byte(schema), false); err == nil || !strings.Contains(err.Error(), `schema "bad `+name+`"`) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
