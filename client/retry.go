@@ -41,13 +41,13 @@ type Backoff = retry.Backoff
 // in between. Use DefaultRetryPolicy and change what you need; zero
 // durations and nil functions take the defaults, but MaxRetries 0 means no
 // retries.
-type RetryPolicy = retry.Policy
+type RetryPolicy = retry.RetryPolicy
 
 // DefaultRetryPolicy returns the policy New uses: at most 3 retries (4
 // attempts) of GET, PATCH and DELETE on 408, 429, 5xx (but 501) and
 // connection failures, waiting DefaultBackoff between attempts, capped at
 // 30 s.
-func DefaultRetryPolicy() RetryPolicy { return retry.Default() }
+func DefaultRetryPolicy() RetryPolicy { return retry.DefaultRetryPolicy() }
 
 // DefaultCheckRetry retries a 408 (Request Timeout), a 429 (Too Many
 // Requests), any 5xx status except 501 (Not Implemented, which no retry

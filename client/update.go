@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/internal/criterionbody"
 	"github.com/assaykit/assay/spec"
 )
 
@@ -124,74 +124,59 @@ func (u CriterionUpdate) MarshalJSON() ([]byte, error) {
 	return append(buf, '}'), nil
 }
 
+// updateProblems words the problems of an update's members.
+var updateProblems = map[criterionbody.Problem]string{
+	criterionbody.Assigned:        "is assigned by the API and cannot be changed",
+	criterionbody.NotString:       "must be a string",
+	criterionbody.NotStringOrNull: "must be a string or null",
+	criterionbody.NotObject:       "must be an object",
+	criterionbody.NotNumber:       "must be a number",
+}
+
 // UnmarshalJSON reads a PATCH body, such as the file of `assay criteria
 // update`: an object holding only the fields to change. input_entity_id and
 // axis may be null (cleared); other nulls, fields of the wrong type, the
 // read-only id and created_at, and unknown keys are errors naming the key.
 func (u *CriterionUpdate) UnmarshalJSON(data []byte) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(data, &members); err != nil || members == nil {
 		if err == nil {
 			err = errors.New("null")
 		}
 		return fmt.Errorf("an update must be a JSON object of the fields to change: %w", err)
 	}
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	*u = CriterionUpdate{}
-	for _, k := range keys {
-		raw := bytes.TrimSpace(fields[k])
-		null := string(raw) == "null"
-		str := func() (string, error) {
-			var s string
-			if null || json.Unmarshal(raw, &s) != nil {
-				return "", fmt.Errorf("%q must be a string", k)
-			}
-			return s, nil
+	for _, f := range criterionbody.Read(members) {
+		switch f.Problem {
+		case criterionbody.OK:
+		case criterionbody.Unknown:
+			return fmt.Errorf("unknown key %q (an update may set task_id, input_entity_id, label, assertion, weight, axis)", f.Key)
+		default:
+			return fmt.Errorf("%q %s", f.Key, updateProblems[f.Problem])
 		}
-		switch k {
-		case keyID, keyCreatedAt:
-			return fmt.Errorf("%q is assigned by the API and cannot be changed", k)
-		case keyTaskID, keyLabel:
-			s, err := str()
-			if err != nil {
-				return err
-			}
-			if k == keyTaskID {
-				u.TaskID = &s
-			} else {
-				u.Label = &s
-			}
+		switch f.Key {
+		case keyTaskID:
+			u.TaskID = &f.Text
+		case keyLabel:
+			u.Label = &f.Text
 		case keyInputEntityID, keyAxis:
 			v := Null()
-			if !null {
-				s, err := str()
-				if err != nil {
-					return fmt.Errorf("%q must be a string or null", k)
-				}
-				v = Set(s)
+			if !f.Null {
+				v = Set(f.Text)
 			}
-			if k == keyAxis {
+			if f.Key == keyAxis {
 				u.Axis = v
 			} else {
 				u.InputEntityID = v
 			}
 		case keyAssertion:
-			if len(raw) == 0 || raw[0] != '{' {
-				return fmt.Errorf("%q must be an object", k)
-			}
-			u.Assertion = assert.Spec(append([]byte(nil), raw...))
+			u.Assertion = assert.Spec(bytes.Clone(f.Object))
 		case keyWeight:
-			var f float64
-			if null || json.Unmarshal(raw, &f) != nil {
-				return fmt.Errorf("%q must be a number", k)
+			w, err := f.Number.Float64()
+			if err != nil {
+				return fmt.Errorf("%q must be a number", f.Key)
 			}
-			u.Weight = &f
-		default:
-			return fmt.Errorf("unknown key %q (an update may set task_id, input_entity_id, label, assertion, weight, axis)", k)
+			u.Weight = &w
 		}
 	}
 	return nil

@@ -34,7 +34,7 @@ type Client struct {
 	origin   string
 	http     *http.Client
 	tokens   TokenSource
-	policy   retry.Policy
+	policy   retry.RetryPolicy
 	maxBody  int64
 	timeout  time.Duration
 	maxPages int
@@ -66,7 +66,7 @@ func WithTokenSource(ts TokenSource) ClientOption { return func(c *Client) { c.t
 
 // WithRetryPolicy sets the retry policy (client.RetryPolicy is the same
 // type); the default is the shared policy of every assay HTTP client.
-func WithRetryPolicy(p retry.Policy) ClientOption {
+func WithRetryPolicy(p retry.RetryPolicy) ClientOption {
 	return func(c *Client) { c.policy = p.WithDefaults() }
 }
 
@@ -115,7 +115,7 @@ func NewClient(base string, opts ...ClientOption) (*Client, error) {
 		return nil, fmt.Errorf("fhir: base URL %q is not an http or https URL", base)
 	}
 	u.RawQuery, u.Fragment = "", ""
-	c := &Client{base: u, origin: originOf(u), http: &http.Client{}, policy: retry.Default(),
+	c := &Client{base: u, origin: originOf(u), http: &http.Client{}, policy: retry.DefaultRetryPolicy(),
 		maxBody: check.DefaultMaxFileSize, timeout: DefaultTimeout, maxPages: MaxPages, selfLink: true}
 	for _, o := range opts {
 		o(c)

@@ -27,8 +27,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-func fastRetry() retry.Policy {
-	p := retry.Default()
+func fastRetry() retry.RetryPolicy {
+	p := retry.DefaultRetryPolicy()
 	p.MinWait, p.MaxWait = time.Millisecond, 5*time.Millisecond
 	return p
 }
@@ -277,7 +277,7 @@ func TestClientBadResponses(t *testing.T) {
 		t.Errorf("html: %v", err)
 	}
 	start := time.Now()
-	noRetry := retry.Default()
+	noRetry := retry.DefaultRetryPolicy()
 	noRetry.MaxRetries = 0
 	if err := search("/hang", fhir.WithTimeout(100*time.Millisecond), fhir.WithRetryPolicy(noRetry)); err == nil || time.Since(start) > 5*time.Second {
 		t.Errorf("hang: %v after %s", err, time.Since(start))

@@ -90,7 +90,7 @@ type LLMMatcher struct {
 	cfg      LLMConfig
 	endpoint string
 	client   *http.Client
-	policy   retry.Policy
+	policy   retry.RetryPolicy
 
 	sem   chan struct{} // bounds the requests in flight across Match calls
 	mu    sync.Mutex
@@ -141,7 +141,7 @@ func NewLLMMatcher(c LLMConfig) (*LLMMatcher, error) {
 	if c.Deterministic == nil {
 		c.Deterministic = Loose{}
 	}
-	p := retry.Default()
+	p := retry.DefaultRetryPolicy()
 	p.RetryPOST = true // asking again is harmless
 	switch {
 	case c.MaxRetries < 0:

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/internal/criterionbody"
 )
 
 // Limits of the list endpoint.
@@ -604,31 +605,32 @@ type change struct {
 	problems            []detail
 }
 
+// problemDetails words the problems of a body's members as the API's
+// validation details do.
+var problemDetails = map[criterionbody.Problem]string{
+	criterionbody.Assigned:        "is assigned by the server and cannot be set",
+	criterionbody.Unknown:         "unknown field",
+	criterionbody.NotString:       "must be a string",
+	criterionbody.NotStringOrNull: "must be a string or null",
+	criterionbody.NotObject:       "must be an object",
+	criterionbody.NotNumber:       "must be a number >= 0",
+}
+
 // read validates the members of a criterion body; creating says whether
 // nulls and missing required fields are judged as for POST.
 func (a *api) read(fields map[string]json.RawMessage, creating bool) change {
 	var c change
 	bad := func(key, msg string) { c.problems = append(c.problems, detail{"/" + key, msg}) }
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		raw := bytes.TrimSpace(fields[k])
-		null := string(raw) == "null"
-		str := func() (string, bool) {
-			var s string
-			return s, !null && json.Unmarshal(raw, &s) == nil
+	for _, f := range criterionbody.Read(fields) {
+		k := f.Key
+		if msg, ok := problemDetails[f.Problem]; ok {
+			bad(k, msg)
+			continue
 		}
 		switch k {
-		case "id", "created_at":
-			bad(k, "is assigned by the server and cannot be set")
 		case "task_id", "label":
-			s, ok := str()
+			s := f.Text
 			switch {
-			case !ok:
-				bad(k, "must be a string")
 			case s == "":
 				bad(k, "must not be empty")
 			case k == "task_id":
@@ -638,12 +640,8 @@ func (a *api) read(fields map[string]json.RawMessage, creating bool) change {
 			}
 		case "input_entity_id", "axis":
 			var v *string
-			if !null {
-				s, ok := str()
-				if !ok {
-					bad(k, "must be a string or null")
-					continue
-				}
+			if !f.Null {
+				s := f.Text
 				v = &s
 			}
 			if k == "axis" {
@@ -653,7 +651,7 @@ func (a *api) read(fields map[string]json.RawMessage, creating bool) change {
 			}
 		case "assertion":
 			var buf bytes.Buffer
-			if len(raw) == 0 || raw[0] != '{' || json.Compact(&buf, raw) != nil {
+			if json.Compact(&buf, f.Object) != nil {
 				bad(k, "must be an object")
 				continue
 			}
@@ -672,20 +670,11 @@ func (a *api) read(fields map[string]json.RawMessage, creating bool) change {
 			}
 			c.assertion = buf.Bytes()
 		case "weight":
-			var n json.Number
-			f, err := float64(0), error(nil)
-			if !null && raw[0] != '"' && json.Unmarshal(raw, &n) == nil {
-				f, err = n.Float64()
-			} else {
-				err = errors.New("not a number")
-			}
-			if err != nil || math.IsInf(f, 0) || f < 0 {
+			if w, err := f.Number.Float64(); err != nil || math.IsInf(w, 0) || w < 0 {
 				bad(k, "must be a number >= 0")
 				continue
 			}
-			c.weight = []byte(n)
-		default:
-			bad(k, "unknown field")
+			c.weight = []byte(f.Number)
 		}
 	}
 	if creating {

@@ -30,8 +30,8 @@ const (
 // the call with that error. ctx is the caller's context.
 //
 // The client consults CheckRetry only for requests it may retry (GET, PATCH
-// and DELETE, and POST when Policy.RetryPOST is set), and at most
-// Policy.MaxRetries times.
+// and DELETE, and POST when RetryPolicy.RetryPOST is set), and at most
+// RetryPolicy.MaxRetries times.
 type CheckRetry func(ctx context.Context, resp *http.Response, err error) (bool, error)
 
 // Backoff returns how long to wait before retry number attempt (0 for the
@@ -39,11 +39,11 @@ type CheckRetry func(ctx context.Context, resp *http.Response, err error) (bool,
 // caps the result at maxWait.
 type Backoff func(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration
 
-// Policy says which failed requests are sent again and how long to wait
-// in between. Use Default and change what you need; zero
+// RetryPolicy says which failed requests are sent again and how long to wait
+// in between. Use DefaultRetryPolicy and change what you need; zero
 // durations and nil functions take the defaults, but MaxRetries 0 means no
 // retries.
-type Policy struct {
+type RetryPolicy struct {
 	// MaxRetries is how many times a request may be retried after its
 	// first attempt; 0 disables retrying.
 	MaxRetries int
@@ -61,11 +61,12 @@ type Policy struct {
 	Backoff Backoff
 }
 
-// Default returns the policy every assay HTTP client starts from: at most 3 retries (4
-// attempts) of GET, PATCH and DELETE on 408, 429, 5xx (but 501) and connection
-// failures, waiting DefaultBackoff between attempts, capped at 30 s.
-func Default() Policy {
-	return Policy{
+// DefaultRetryPolicy returns the policy every assay HTTP client starts
+// from: at most 3 retries (4 attempts) of GET, PATCH and DELETE on 408, 429,
+// 5xx (but 501) and connection failures, waiting DefaultBackoff between
+// attempts, capped at 30 s.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{
 		MaxRetries: DefaultMaxRetries,
 		MinWait:    DefaultMinWait,
 		MaxWait:    DefaultMaxWait,
@@ -75,7 +76,7 @@ func Default() Policy {
 }
 
 // WithDefaults fills the zero fields.
-func (p Policy) WithDefaults() Policy {
+func (p RetryPolicy) WithDefaults() RetryPolicy {
 	p.MaxRetries = max(p.MaxRetries, 0)
 	if p.MinWait <= 0 {
 		p.MinWait = DefaultMinWait
@@ -174,7 +175,7 @@ func RetryAfter(value string, now time.Time) (time.Duration, bool) {
 }
 
 // Retries reports whether a client may send method again.
-func (p Policy) Retries(method string) bool {
+func (p RetryPolicy) Retries(method string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodDelete, http.MethodPut, http.MethodOptions:
 		return p.MaxRetries > 0
