@@ -13,21 +13,34 @@ import (
 
 const module = "github.com/assaykit/assay"
 
-// domains are the packages that implement kinds. They may import only
-// assert, check and internal packages, never each other: helpers two of
-// them need belong in check or internal.
-var domains = []string{"clitask", "fhir", "hl7", "x12", "sftp", "voice", "portal"}
+// assembly are the top-level packages that put the others together, and
+// may import any of them: the loader of snapshots (sandbox), the sandbox
+// server (serve), the command and its main package, the report writers,
+// the test helpers, the examples and the benchmarks; "." is the module's
+// root package, whose doc is the overview.
+var assembly = []string{".", "sandbox", "serve", "command", "cmd", "report", "assaytest", "examples", "bench"}
+
+// core are the top-level packages that are neither assembly nor domains:
+// each is held to its own rule in allowedImports.
+var core = []string{"internal", "assert", "check", "spec", "client", "payer"}
+
+// top returns the top-level directory of pkg, a path below the module.
+func top(pkg string) string { return strings.SplitN(pkg, "/", 2)[0] }
 
 // allowedImports says which packages of the module a package (by its path
 // below the module) may import, as DESIGN.md's layout has it: arrows point
-// inward.
+// inward. A domain is any top-level package that is neither assembly nor
+// core (TestLayering checks that it implements kinds): it and its
+// subpackages import only assert, check, internal packages and themselves,
+// so helpers two domains need go to check or internal.
 //
 // internal packages are leaves every package may use (the retry policy, the
 // bounded pool, JSON type names); they import only each other.
 func allowedImports(pkg string) (allowed func(string) bool, constrained bool) {
 	internal := func(dep string) bool { return strings.HasPrefix(dep, "internal/") }
-	switch {
-	case strings.HasPrefix(pkg, "internal/"):
+	within := func(dep, root string) bool { return dep == root || strings.HasPrefix(dep, root+"/") }
+	switch t := top(pkg); {
+	case t == "internal":
 		return internal, true
 	case pkg == "assert":
 		return internal, true
@@ -36,24 +49,30 @@ func allowedImports(pkg string) (allowed func(string) bool, constrained bool) {
 	case pkg == "spec":
 		// Typed spec builders: the client re-exports them.
 		return func(dep string) bool { return dep == "assert" || internal(dep) }, true
-	case slices.Contains(domains, strings.SplitN(pkg, "/", 2)[0]):
-		self := strings.SplitN(pkg, "/", 2)[0]
-		return func(dep string) bool {
-			return dep == "assert" || dep == "check" || strings.HasPrefix(dep, "internal/") ||
-				dep == self || strings.HasPrefix(dep, self+"/")
-		}, true
-	case pkg == "client":
-		return func(dep string) bool { return dep == "assert" || dep == "spec" || internal(dep) }, true
-	case strings.HasPrefix(pkg, "client/"):
+	case t == "client":
 		return func(dep string) bool { return dep == "assert" || dep == "spec" || dep == "client" || internal(dep) }, true
+	case t == "payer":
+		// The payer policy: one truth for every channel of serve, which
+		// imports no domain.
+		return func(dep string) bool {
+			return dep == "assert" || dep == "check" || internal(dep) || within(dep, "payer")
+		}, true
+	case slices.Contains(assembly, t) || pkg == ".":
+		return nil, false
 	}
-	return nil, false // sandbox, command, cmd/assay, report and examples import many
+	self := top(pkg)
+	return func(dep string) bool {
+		return dep == "assert" || dep == "check" || internal(dep) || within(dep, self)
+	}, true
 }
 
 // TestLayering parses every non-test Go file of the module and checks its
-// imports against the layout.
+// imports against the layout. Domains are found, not listed: each must
+// import assert, as a package that implements kinds does, so that a
+// top-level package that is no domain is noticed and given its role here.
 func TestLayering(t *testing.T) {
 	checked := 0
+	importsAssert := map[string]bool{} // domain -> some file of it imports assert
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -77,6 +96,10 @@ func TestLayering(t *testing.T) {
 			return err
 		}
 		checked++
+		domain := !slices.Contains(core, top(pkg))
+		if _, seen := importsAssert[top(pkg)]; domain && !seen {
+			importsAssert[top(pkg)] = false
+		}
 		for _, imp := range f.Imports {
 			dep, _ := strconv.Unquote(imp.Path.Value)
 			rel, ok := strings.CutPrefix(dep, module+"/")
@@ -85,6 +108,9 @@ func TestLayering(t *testing.T) {
 					t.Errorf("%s imports the root package", path)
 				}
 				continue
+			}
+			if domain && rel == "assert" {
+				importsAssert[top(pkg)] = true
 			}
 			if !allowed(rel) {
 				t.Errorf("%s (package %s) imports %s, which the layout forbids", path, pkg, rel)
@@ -95,7 +121,51 @@ func TestLayering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if checked < 20 {
-		t.Fatalf("checked only %d files: the walk is not seeing the packages", checked)
+	var domains []string
+	for d, ok := range importsAssert {
+		if !ok {
+			t.Errorf("top-level package %s is taken for a domain, but imports no assert: give it its role in layout_test.go", d)
+		}
+		domains = append(domains, d)
+	}
+	slices.Sort(domains)
+	t.Logf("domains: %s", strings.Join(domains, " "))
+	if len(domains) < 7 || checked < 20 {
+		t.Fatalf("found %d domains (%v) in %d files: the walk is not seeing the packages", len(domains), domains, checked)
+	}
+}
+
+// The rule classifies the packages DESIGN.md names, those to come among
+// them, as it says.
+func TestLayeringRule(t *testing.T) {
+	tests := []struct {
+		pkg, dep string
+		allowed  bool
+	}{
+		{"hl7", "check", true},
+		{"hl7", "x12", false},
+		{"hl7/internal/frame", "hl7", true},
+		{"newdomain", "assert", true},
+		{"newdomain", "fhir", false},
+		{"newdomain", "sandbox", false},
+		{"payer", "check", true},
+		{"payer", "x12", false},
+		{"payer", "serve", false},
+		{"serve", "x12", true},
+		{"serve/servetest", "serve", true},
+		{"sandbox", "portal", true},
+		{"internal/llm", "internal/retry", true},
+		{"internal/llm", "assert", false},
+		{"assert", "check", false},
+		{"check", "assert", true},
+		{"client/clienttest", "client", true},
+		{"client", "fhir", false},
+	}
+	for _, tt := range tests {
+		allowed, constrained := allowedImports(tt.pkg)
+		got := !constrained || allowed(tt.dep)
+		if got != tt.allowed {
+			t.Errorf("%s importing %s: allowed %v, want %v", tt.pkg, tt.dep, got, tt.allowed)
+		}
 	}
 }

@@ -12,11 +12,11 @@ import (
 // Env holds the evidence of one rollout: typed sources, keyed by their
 // static interface type.
 //
-// Each domain package defines a source interface (say portal.StateSource) and
-// a constructor that attaches one; a check looks its source up with Lookup.
+// Each package of kinds defines a source interface (say rows.Source) and a
+// function that attaches one; a check looks its source up with Lookup.
 // Keying by the static type means an implementation attached as
-// portal.StateSource is found as one, whatever its dynamic type. An Env is
-// safe for concurrent use.
+// rows.Source is found as one, whatever its dynamic type. An Env is safe
+// for concurrent use.
 type Env struct {
 	mu      sync.RWMutex
 	sources map[reflect.Type]any
@@ -101,35 +101,34 @@ type MissingSourceError struct {
 }
 
 func (e *MissingSourceError) Error() string {
-	if e.Misattached != nil {
-		return fmt.Sprintf("no %s evidence: a %s was attached under its own type, not as %s; attach it with %s.Attach or assert.Attach[%s]",
-			sourceDomain(e.Type), e.Misattached, e.Type, sourceDomain(e.Type), e.Type)
+	generic := "assert.Attach[" + e.Type.String() + "]"
+	ev := Evidence{Name: sourceName(e.Type), Attach: generic}
+	v, known := evidence.Load(e.Type)
+	if known {
+		ev = v.(Evidence)
 	}
-	switch strings.TrimPrefix(e.Type.PkgPath(), "github.com/assaykit/assay/") {
-	case "clitask", "fhir", "hl7", "x12", "sftp", "voice", "portal":
-	default:
-		// A kind of the user's own: name the Go type, which is what its
-		// author attaches.
-		return fmt.Sprintf("no %s evidence: the environment has no %s source", sourceDomain(e.Type), e.Type)
+	switch {
+	case e.Misattached != nil:
+		with := generic
+		if ev.Attach != generic {
+			with = ev.Attach + " or " + generic
+		}
+		return fmt.Sprintf("no %s evidence: a %s was attached under its own type, not as %s; attach it with %s",
+			ev.Name, e.Misattached, e.Type, with)
+	case !known:
+		return fmt.Sprintf("no %s evidence: the environment has no %s source", ev.Name, e.Type)
+	case ev.Folder == "":
+		return fmt.Sprintf("no %s evidence: nothing was attached with %s", ev.Name, ev.Attach)
 	}
-	// assay's own kinds: say which snapshot folder is missing, as a
-	// command-line user knows it, not which Go type.
-	domain := sourceDomain(e.Type)
-	folder := domain
-	if folder == "clitask" {
-		folder = "cli"
-	}
-	return fmt.Sprintf("no %s evidence: the sandbox has no %s/ folder (or, in Go, nothing was attached with %s.Attach)", domain, folder, domain)
+	// Name the folder a command-line user knows, and what a Go user calls.
+	return fmt.Sprintf("no %s evidence: the sandbox has no %s/ folder (or, in Go, nothing was attached with %s)", ev.Name, ev.Folder, ev.Attach)
 }
 
-func sourceDomain(t reflect.Type) string {
+// sourceName is the last element of the package path of a source type
+// (its type when it has none): what its evidence is called by default.
+func sourceName(t reflect.Type) string {
 	if p := t.PkgPath(); p != "" {
-		for i := len(p) - 1; i >= 0; i-- {
-			if p[i] == '/' {
-				return p[i+1:]
-			}
-		}
-		return p
+		return p[strings.LastIndexByte(p, '/')+1:]
 	}
 	return t.String()
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -137,8 +138,10 @@ func DefaultRegistry() *Registry { return defaultRegistry }
 // then makes every spec of the kind invalid, saying so (each kind's tests
 // decode it, so this never reaches a user). Schemas are compiled by
 // github.com/santhosh-tekuri/jsonschema/v5 as draft 2020-12, with
-// references inside the schema document only (see Validator).
-func (r *Registry) Register(kind string, schema []byte, decode DecodeFunc) {
+// references inside the schema document only (see Validator). Options
+// tell the registry what its messages need to know about the kind (From,
+// Reads).
+func (r *Registry) Register(kind string, schema []byte, decode DecodeFunc, opts ...KindOption) {
 	if kind == "" {
 		panic("assert: Register with an empty kind")
 	}
@@ -153,7 +156,71 @@ func (r *Registry) Register(kind string, schema []byte, decode DecodeFunc) {
 	if _, dup := r.kinds[kind]; dup {
 		panic("assert: Register called twice for kind " + kind)
 	}
+	var about kindAbout
+	for _, opt := range opts {
+		opt(&about)
+	}
+	if about.pkg != "" {
+		kindPackages.Store(kind, about.pkg)
+	}
+	if about.source != nil {
+		evidence.Store(about.source, about.evidence)
+	}
 	r.kinds[kind] = &entry{kind: kind, schema: bytes.Clone(schema), lenient: r.lenient, decode: decode}
+}
+
+// A KindOption tells every registry what its messages need to know about
+// a kind, when the kind is registered: where it comes from and what
+// evidence it reads. The messages of a kind registered without them name
+// what the registry and the Env know, its kind and its source's Go type.
+type KindOption func(*kindAbout)
+
+// kindAbout is what the options of one Register call say.
+type kindAbout struct {
+	pkg      string
+	source   reflect.Type
+	evidence Evidence
+}
+
+// kindPackages maps a kind to the import path of the package that
+// registers it (From), for a registry that lacks the kind.
+var kindPackages sync.Map // string -> string
+
+// From says that the kind is registered by the package with import path
+// pkg (whose Register function adds it): decoding it through a registry
+// that lacks it names that package.
+func From(pkg string) KindOption { return func(a *kindAbout) { a.pkg = pkg } }
+
+// Evidence describes the evidence a kind's checks read, for the message of
+// a check whose source is missing (MissingSourceError).
+type Evidence struct {
+	// Name is what the evidence is called: "hl7" reads "no hl7 evidence".
+	// Empty, it is the last element of the source type's package path.
+	Name string
+	// Folder is the folder of a sandbox snapshot that holds the evidence,
+	// "cli" for sandbox/cli/; empty when no folder does.
+	Folder string
+	// Attach names what attaches a source in Go, such as "hl7.Attach";
+	// empty, it is assert.Attach with the source's type.
+	Attach string
+}
+
+// evidence maps a source type (reflect.Type) to its Evidence (Reads).
+var evidence sync.Map
+
+// Reads says that the kind's checks look up a source of type S
+// (Lookup[S]), the evidence e: when a check finds none, its error names
+// the evidence, the snapshot folder that holds it and what attaches it in
+// Go.
+func Reads[S any](e Evidence) KindOption {
+	t := reflect.TypeFor[S]()
+	if e.Name == "" {
+		e.Name = sourceName(t)
+	}
+	if e.Attach == "" {
+		e.Attach = "assert.Attach[" + t.String() + "]"
+	}
+	return func(a *kindAbout) { a.source, a.evidence = t, e }
 }
 
 // Kinds returns the registered kinds, sorted.
@@ -265,9 +332,8 @@ func (r *Registry) decodeValue(v any, raw []byte, pos Positions) (Assertion, err
 			ptr = "/" + EscapePointer(kind)
 		}
 		msg := fmt.Sprintf("unknown kind %q (known: %s)", kind, strings.Join(r.Kinds(), ", "))
-		if pkg, ok := builtinKinds[kind]; ok {
-			msg = fmt.Sprintf("kind %q is not registered: import %q (or %q for every kind) to register it", kind,
-				"github.com/assaykit/assay/"+pkg, "github.com/assaykit/assay/sandbox")
+		if pkg, ok := kindPackages.Load(kind); ok {
+			msg = fmt.Sprintf("kind %q is not registered in this registry: the Register function of %q adds it", kind, pkg)
 		}
 		return nil, fail(kind, ptr, msg, ErrUnknownKind)
 	}
@@ -297,16 +363,6 @@ func (r *Registry) decodeValue(v any, raw []byte, pos Positions) (Assertion, err
 	return a, nil
 }
 
-// builtinKinds maps assay's own kinds to the package whose import registers
-// them, so that a program that forgot the import is told which one.
-var builtinKinds = map[string]string{
-	"fhir-resource-state": "fhir", "hl7-structural": "hl7", "x12-response": "x12",
-	"sftp-file-present": "sftp", "voice-transcript": "voice", "portal-state-match": "portal",
-	"exit_code": "clitask", "output_contains": "clitask", "output_equals": "clitask",
-	"error_contains": "clitask", "file_exists": "clitask", "file_contains": "clitask",
-	"ran": "clitask", "not_ran": "clitask", "run_count": "clitask", "verify": "clitask",
-}
-
 // Checker is what a struct registered with RegisterType implements: its
 // Check judges the evidence (see Assertion).
 type Checker interface {
@@ -332,14 +388,14 @@ type Checker interface {
 func RegisterType[T any, PT interface {
 	*T
 	Checker
-}](r *Registry, kind string, schema []byte) {
+}](r *Registry, kind string, schema []byte, opts ...KindOption) {
 	r.Register(kind, schema, func(spec Spec) (Assertion, error) {
 		v := PT(new(T))
 		if err := json.Unmarshal(spec, v); err != nil {
 			return nil, err
 		}
 		return typed{kind: kind, check: v}, nil
-	})
+	}, opts...)
 }
 
 // typed is an Assertion made by RegisterType.
@@ -353,8 +409,8 @@ func (t typed) Kind() string { return t.kind }
 func (t typed) Check(ctx context.Context, env *Env) Result { return t.check.Check(ctx, env) }
 
 // Register adds a kind to DefaultRegistry.
-func Register(kind string, schema []byte, decode DecodeFunc) {
-	defaultRegistry.Register(kind, schema, decode)
+func Register(kind string, schema []byte, decode DecodeFunc, opts ...KindOption) {
+	defaultRegistry.Register(kind, schema, decode, opts...)
 }
 
 // Kinds returns DefaultRegistry's kinds, sorted.

@@ -9,16 +9,65 @@ import (
 	"github.com/assaykit/assay/assert"
 )
 
-// A kind of assay's own whose package was not imported says which import
-// registers it.
-func TestForgottenImportNamesThePackage(t *testing.T) {
-	_, err := assert.NewRegistry().Decode([]byte(`{"assert": "sftp-file-present", "path": "a"}`))
-	if err == nil || !strings.Contains(err.Error(), `import "github.com/assaykit/assay/sftp"`) {
+// A kind registered with From in one registry, decoded through another
+// that lacks it, names the package whose Register adds it; a kind no
+// registration told of is unknown.
+func TestUnregisteredKindNamesItsPackage(t *testing.T) {
+	assert.NewRegistry().Register("from-elsewhere", []byte(`{}`), func(assert.Spec) (assert.Assertion, error) { return nil, nil },
+		assert.From("example.com/kinds/elsewhere"))
+	_, err := assert.NewRegistry().Decode([]byte(`{"assert": "from-elsewhere"}`))
+	if err == nil || !errors.Is(err, assert.ErrUnknownKind) ||
+		!strings.Contains(err.Error(), `kind "from-elsewhere" is not registered in this registry: the Register function of "example.com/kinds/elsewhere" adds it`) {
 		t.Fatalf("err = %v", err)
 	}
 	_, err = assert.NewRegistry().Decode([]byte(`{"assert": "made-up"}`))
 	if err == nil || !strings.Contains(err.Error(), `unknown kind "made-up"`) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+type ledgerSource interface{ Balance() int }
+
+type tallySource interface{ Tally() int }
+
+type unregisteredSource interface{ Nothing() }
+
+type ledger int
+
+func (l ledger) Balance() int { return int(l) }
+
+// The message of a missing source says what the kind registered with
+// Reads: the evidence's name, the snapshot folder that holds it and what
+// attaches it in Go; without Reads, the source's Go type.
+func TestMissingSourceMessages(t *testing.T) {
+	none := func(assert.Spec) (assert.Assertion, error) { return nil, nil }
+	r := assert.NewRegistry()
+	r.Register("ledger-kind", []byte(`{}`), none, assert.Reads[ledgerSource](assert.Evidence{Name: "ledger", Folder: "ledger", Attach: "ledgers.Attach"}))
+	r.Register("tally-kind", []byte(`{}`), none, assert.Reads[tallySource](assert.Evidence{}))
+	env := assert.NewEnv()
+	tests := []struct {
+		name string
+		err  func() error
+		want string
+	}{
+		{"folder", func() error { _, err := assert.Lookup[ledgerSource](env); return err },
+			"no ledger evidence: the sandbox has no ledger/ folder (or, in Go, nothing was attached with ledgers.Attach)"},
+		{"no folder, names defaulted", func() error { _, err := assert.Lookup[tallySource](env); return err },
+			"no assert_test evidence: nothing was attached with assert.Attach[assert_test.tallySource]"},
+		{"unregistered", func() error { _, err := assert.Lookup[unregisteredSource](env); return err },
+			"no assert_test evidence: the environment has no assert_test.unregisteredSource source"},
+		{"misattached", func() error {
+			e := assert.NewEnv()
+			assert.Attach(e, ledger(3))
+			_, err := assert.Lookup[ledgerSource](e)
+			return err
+		}, "no ledger evidence: a assert_test.ledger was attached under its own type, not as assert_test.ledgerSource; attach it with ledgers.Attach or assert.Attach[assert_test.ledgerSource]"},
+	}
+	for _, tt := range tests {
+		var mse *assert.MissingSourceError
+		if err := tt.err(); !errors.As(err, &mse) || err.Error() != tt.want {
+			t.Errorf("%s: %v\nwant %s", tt.name, err, tt.want)
+		}
 	}
 }
 

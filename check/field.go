@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/assaykit/assay/assert"
 )
 
 // Field is one field assertion: the value at Path must equal Expected.
@@ -215,4 +218,63 @@ func judge[V any](f Field, values []V, actual func(V) any, compare func(any, V) 
 		r.Reason = "no selected value matches"
 	}
 	return r
+}
+
+// Correlation is one correlate_by entry of a spec: a key (a path, or a
+// name a kind reads as one) and the value what it names must hold.
+type Correlation struct {
+	// Key is the key as written.
+	Key string
+	// Pointer is the entry's JSON pointer in the spec,
+	// /correlate_by/KEY.
+	Pointer string
+	// Expected is a string, a json.Number (as written), a bool or nil,
+	// compared by the rules of field assertions.
+	Expected any
+}
+
+// ParseCorrelations decodes a correlate_by object of a spec that passed its
+// kind's schema (each value a string, a number, a boolean or null), its
+// entries in key order (of a key written twice, the last); absent or null
+// is none.
+func ParseCorrelations(obj json.RawMessage) ([]Correlation, error) {
+	o := gjson.ParseBytes(obj)
+	if !o.IsObject() {
+		if len(obj) == 0 || o.Type == gjson.Null {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("correlate_by must be an object, not %.40s", obj)
+	}
+	values := map[string]gjson.Result{}
+	o.ForEach(func(k, v gjson.Result) bool {
+		values[k.Str] = v
+		return true
+	})
+	out := make([]Correlation, 0, len(values))
+	for k, v := range values {
+		exp, err := expectedValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("correlate_by %q: %w", k, err)
+		}
+		out = append(out, Correlation{Key: k, Pointer: "/correlate_by/" + assert.EscapePointer(k), Expected: exp})
+	}
+	slices.SortFunc(out, func(a, b Correlation) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
+}
+
+// ParsePaths parses the path of each field with parse. A path that does
+// not parse is a violation at base/I/path (base is the pointer of the
+// fields in the spec, such as "/fields"), worded by the parser's error.
+func ParsePaths[P any](fields []Field, base string, parse func(string) (P, error)) ([]P, []assert.Violation) {
+	paths := make([]P, len(fields))
+	var viols []assert.Violation
+	for i, f := range fields {
+		p, err := parse(f.Path)
+		if err != nil {
+			viols = append(viols, assert.Violation{Pointer: assert.IndexPointer(base, i) + "/path", Message: err.Error()})
+			continue
+		}
+		paths[i] = p
+	}
+	return paths, viols
 }

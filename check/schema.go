@@ -17,6 +17,11 @@ const FieldSchema = `{
 // FieldsSchema is the JSON Schema of a list of field assertions.
 const FieldsSchema = `{"type": "array", "items": ` + FieldSchema + `}`
 
+// CorrelateBySchema is the JSON Schema of a correlate_by object, for kinds
+// to embed in their own: each value is what its key names must hold,
+// compared as an expected value is.
+const CorrelateBySchema = `{"type": "object", "additionalProperties": {"type": ["string", "number", "boolean", "null"]}}`
+
 // LiteralKey returns the gjson path that selects the top-level member named
 // key, whatever characters it holds (dots, wildcards, '#', '|', '@').
 func LiteralKey(key string) string {

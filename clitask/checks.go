@@ -268,9 +268,19 @@ func commandsWord(n int) string {
 	return strconv.Itoa(n) + " commands"
 }
 
-type ranCheck struct{ pattern *Pattern }
+// ranCheck is ran, or not_ran when forbidden: some command matches the
+// pattern, or none does. Both stop at the first match, which they report.
+type ranCheck struct {
+	pattern   *Pattern
+	forbidden bool
+}
 
-func (ranCheck) Kind() string { return KindRan }
+func (c ranCheck) Kind() string {
+	if c.forbidden {
+		return KindNotRan
+	}
+	return KindRan
+}
 
 func (c ranCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
 	src, t, res := source(ctx, env)
@@ -282,32 +292,19 @@ func (c ranCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
 	if err != nil {
 		return assert.Errored(err)
 	}
-	if n > 0 {
-		m := ev.Matches[0]
-		return assert.Pass(fmt.Sprintf("Command %d, %s, matches %s%s.", m.Index+1, quote(m.Command), quote(c.pattern.text), c.pattern.fallbackNote()), ev)
+	note := c.pattern.fallbackNote()
+	if n == 0 {
+		none := fmt.Sprintf("None of the %s matches %s%s.", commandsWord(len(t.Commands)), quote(c.pattern.text), note)
+		if c.forbidden {
+			return assert.Pass(none, ev)
+		}
+		return assert.Fail(0, none, ev)
 	}
-	return assert.Fail(0, fmt.Sprintf("None of the %s matches %s%s.", commandsWord(len(t.Commands)), quote(c.pattern.text), c.pattern.fallbackNote()), ev)
-}
-
-type notRanCheck struct{ pattern *Pattern }
-
-func (notRanCheck) Kind() string { return KindNotRan }
-
-func (c notRanCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
-	src, t, res := source(ctx, env)
-	if res != nil {
-		return *res
+	m := ev.Matches[0]
+	if c.forbidden {
+		return assert.Fail(0, fmt.Sprintf("Command %d, %s, matches %s, which must not run%s.", m.Index+1, quote(m.Command), quote(c.pattern.text), note), ev)
 	}
-	var ev PatternEvidence
-	n, err := scan(ctx, src, t, c.pattern, &ev, true)
-	if err != nil {
-		return assert.Errored(err)
-	}
-	if n > 0 {
-		m := ev.Matches[0]
-		return assert.Fail(0, fmt.Sprintf("Command %d, %s, matches %s, which must not run%s.", m.Index+1, quote(m.Command), quote(c.pattern.text), c.pattern.fallbackNote()), ev)
-	}
-	return assert.Pass(fmt.Sprintf("None of the %s matches %s%s.", commandsWord(len(t.Commands)), quote(c.pattern.text), c.pattern.fallbackNote()), ev)
+	return assert.Pass(fmt.Sprintf("Command %d, %s, matches %s%s.", m.Index+1, quote(m.Command), quote(c.pattern.text), note), ev)
 }
 
 type runCountCheck struct {

@@ -133,7 +133,6 @@ func (p *Pattern) fallbackNote() string {
 type patterned interface{ patternOf() *Pattern }
 
 func (c ranCheck) patternOf() *Pattern      { return c.pattern }
-func (c notRanCheck) patternOf() *Pattern   { return c.pattern }
 func (c runCountCheck) patternOf() *Pattern { return c.pattern }
 
 // PatternFallbacks lists, as sentences for assay validate's warnings, every

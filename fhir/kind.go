@@ -39,8 +39,12 @@ const schema = `{
   }
 }`
 
-// Register adds fhir-resource-state to r.
-func Register(r *assert.Registry) { r.Register(Kind, []byte(schema), decode) }
+// Register adds fhir-resource-state to r, saying where it comes from and what
+// it reads (the fhir/ folder of a snapshot).
+func Register(r *assert.Registry) {
+	r.Register(Kind, []byte(schema), decode, assert.From("github.com/assaykit/assay/fhir"),
+		assert.Reads[Source](assert.Evidence{Name: "fhir", Folder: "fhir", Attach: "fhir.Attach"}))
+}
 
 func init() { Register(assert.DefaultRegistry()) }
 

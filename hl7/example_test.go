@@ -55,7 +55,7 @@ func ExampleParsePath() {
 	fmt.Println(err)
 	// Output:
 	// OBX[*].5.1 true <nil>
-	// hl7: path "PID.0": 1:5: field "0": positions start at 1
+	// hl7 path "PID.0": 1:5: field "0": positions start at 1
 }
 
 func ExampleParse_error() {

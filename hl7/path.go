@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 )
 
 // Any, as a Path's Occurrence or Repetition, selects every occurrence or
@@ -27,27 +27,12 @@ type Path struct {
 	Subcomponent int
 }
 
-// PathError is a path that does not follow the grammar.
-type PathError struct {
-	// Path is the path as written.
-	Path string
-	// Offset is the 0-based byte offset in Path of the problem.
-	Offset int
-	// Location locates the problem in Path: line 1, and the 1-based
-	// column (in characters) of Offset.
-	Location assert.Location
-	// Msg says what is wrong.
-	Msg string
-}
-
-// Error renders the problem with the path and its location in it.
-func (e *PathError) Error() string {
-	return "hl7: path " + strconv.Quote(e.Path) + ": " + e.Location.Prefix(e.Msg)
-}
+// PathError is a path that does not follow the grammar: a
+// *check.PathError whose Grammar is "hl7".
+type PathError = check.PathError
 
 func pathError(s string, off int, msg string) *PathError {
-	line, col := assert.LineColumn([]byte(s), off)
-	return &PathError{Path: s, Offset: off, Location: assert.Location{Line: line, Column: col}, Msg: msg}
+	return check.NewPathError("hl7", s, off, msg)
 }
 
 // maxPosition bounds positions so that a path can never overflow an int

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 )
 
 // Path is a compiled X12 path, `[LOOP(OCC)/...]SEG[QUAL](OCC)NN[REP]-C`;
@@ -30,22 +30,9 @@ type loopRef struct {
 	occ   int  // 1-based; 0 is (*) or omitted: every instance
 }
 
-// PathError reports a path that does not follow the grammar.
-type PathError struct {
-	// Path is the path as written.
-	Path string
-	// Offset is the 0-based byte offset in Path where the problem is.
-	Offset int
-	// Location locates the problem in Path: line 1, and the 1-based column
-	// (in characters) of Offset.
-	Location assert.Location
-	// Msg says what is wrong.
-	Msg string
-}
-
-func (e *PathError) Error() string {
-	return "x12 path " + strconv.Quote(e.Path) + ": " + e.Location.Prefix(e.Msg)
-}
+// PathError reports a path that does not follow the grammar: a
+// *check.PathError whose Grammar is "x12".
+type PathError = check.PathError
 
 // maxOccurrence bounds occurrence, repetition and component numbers, far
 // above anything a real interchange holds.
@@ -58,8 +45,7 @@ func ParsePath(s string) (Path, error) {
 		p.loops = make([]loopRef, 0, n) // one allocation for the loop levels
 	}
 	fail := func(at int, format string, args ...any) (Path, error) {
-		line, col := assert.LineColumn([]byte(s), at)
-		return Path{}, &PathError{Path: s, Offset: at, Location: assert.Location{Line: line, Column: col}, Msg: fmt.Sprintf(format, args...)}
+		return Path{}, check.NewPathError("x12", s, at, fmt.Sprintf(format, args...))
 	}
 	if s == "" {
 		return fail(0, "empty path")

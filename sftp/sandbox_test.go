@@ -1,4 +1,4 @@
-package sandbox_test
+package sftp_test
 
 import (
 	"context"

@@ -58,7 +58,7 @@ var kinds = [...]struct {
 	}},
 	{KindNotRan, `{"type": "string", "minLength": 1, "description": "no command matches this JavaScript regular expression (unanchored; an invalid one is matched as plain text)"}`, func(s assert.Spec) (assert.Assertion, error) {
 		t := specjson.At(s, KindNotRan).String()
-		return notRanCheck{pattern: CompilePattern(t)}, nil
+		return ranCheck{pattern: CompilePattern(t), forbidden: true}, nil
 	}},
 	{KindOutputContains, `{"type": "string", "description": "the last command's stdout contains this text (case-sensitive)"}`, func(s assert.Spec) (assert.Assertion, error) {
 		t := specjson.At(s, KindOutputContains).String()
@@ -131,11 +131,13 @@ func kindSchema(kind, value string) []byte {
 }`)
 }
 
-// Register adds the ten cli-bench kinds to r.
+// Register adds the ten cli-bench kinds to r, saying where they come from
+// and what they read (the cli/ folder of a snapshot).
 func Register(r *assert.Registry) {
 	for i := range kinds {
 		k := &kinds[i]
-		r.Register(k.kind, kindSchema(k.kind, k.value), k.decode)
+		r.Register(k.kind, kindSchema(k.kind, k.value), k.decode, assert.From("github.com/assaykit/assay/clitask"),
+			assert.Reads[Source](assert.Evidence{Name: "clitask", Folder: "cli", Attach: "clitask.Attach"}))
 	}
 }
 

@@ -1,4 +1,4 @@
-package sandbox_test
+package fhir_test
 
 import (
 	"context"

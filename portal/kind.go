@@ -37,8 +37,12 @@ const schema = `{
   }
 }`
 
-// Register adds portal-state-match to r.
-func Register(r *assert.Registry) { r.Register(Kind, []byte(schema), decode) }
+// Register adds portal-state-match to r, saying where it comes from and what
+// it reads (the portal/ folder of a snapshot).
+func Register(r *assert.Registry) {
+	r.Register(Kind, []byte(schema), decode, assert.From("github.com/assaykit/assay/portal"),
+		assert.Reads[Source](assert.Evidence{Name: "portal", Folder: "portal", Attach: "portal.Attach"}))
+}
 
 func init() { Register(assert.DefaultRegistry()) }
 

@@ -51,13 +51,14 @@ const schema = `{
   }
 }`
 
-// Register adds sftp-file-present to r.
-func Register(r *assert.Registry) { r.Register(Kind, []byte(schema), decode) }
+// Register adds sftp-file-present to r, saying where it comes from and what
+// it reads (the sftp/ folder of a snapshot).
+func Register(r *assert.Registry) {
+	r.Register(Kind, []byte(schema), decode, assert.From("github.com/assaykit/assay/sftp"),
+		assert.Reads[Source](assert.Evidence{Name: "sftp", Folder: "sftp", Attach: "sftp.Attach"}))
+}
 
 func init() { Register(assert.DefaultRegistry()) }
-
-// Attach sets env's file tree source.
-func Attach(env *assert.Env, src Source) { assert.Attach[Source](env, src) }
 
 // filePresent is a decoded sftp-file-present assertion. It is immutable:
 // the decoder builds it once from a validated spec.

@@ -10,8 +10,74 @@ import (
 	"slices"
 	"time"
 
+	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
 )
+
+// Source is the final file tree of a rollout: the evidence of
+// sftp-file-present. Attach one with Attach. Names are paths relative to
+// the tree's root, "/"-separated, without a leading "/" ("" is the root).
+//
+// The implementations of this package (FolderSource, MemorySource and an
+// Endpoint) list every folder at most once and share what they listed
+// between all the checks of an evaluation; they are safe for concurrent
+// use. Every method returns an error when the tree cannot be read (a lost
+// connection, a timeout, a listing over the limits), and the checks that
+// need it then report status error.
+type Source interface {
+	// Stat describes the entry at name. A symbolic link there is followed
+	// while it stays inside the tree (see Entry). A name that does not
+	// exist is an error wrapping fs.ErrNotExist.
+	Stat(ctx context.Context, name string) (Entry, error)
+	// Walk lists every entry below the folder dir ("" for the root),
+	// recursively, in byte order of path. The slice may be shared with
+	// other callers: do not modify it. Symbolic links are listed (and
+	// followed for their Entry) but never descended into. A dir that does
+	// not exist is an error wrapping fs.ErrNotExist; one that is not a
+	// folder, or is a link, wraps ErrNotFolder.
+	Walk(ctx context.Context, dir string) ([]Entry, error)
+	// ReadFile reads the regular file at name (through a link inside the
+	// tree), at most limit bytes (<= 0: the source's own cap, else
+	// check.DefaultMaxFileSize). The bytes may be shared with other
+	// readers of the file: do not modify them. Errors
+	// are *check.FileError; a larger file wraps check.ErrTooLarge, an entry
+	// that is not a regular file check.ErrNotRegular.
+	ReadFile(ctx context.Context, name string, limit int64) ([]byte, error)
+}
+
+// Entry describes one entry of a tree.
+type Entry struct {
+	// Path is the entry's path relative to the root, without a leading
+	// "/".
+	Path string
+	// Mode is the type of the entry itself (fs.ModeDir, fs.ModeSymlink,
+	// 0 for a regular file, ...), as lstat reports it.
+	Mode fs.FileMode
+	// Size is the size in bytes of the regular file the entry is (or
+	// leads to).
+	Size int64
+	// Target is where a symbolic link leads, relative to the root, once
+	// followed inside the tree; "" for an entry that is not a link or a
+	// link that cannot be followed (see Problem).
+	Target string
+	// Resolved is the type of what a reader meets at Path: Mode for an
+	// entry that is not a link, the type of Target for one that is.
+	Resolved fs.FileMode
+	// Problem says why the entry cannot be read as a file inside the
+	// tree: a link leading out of it, a dangling link, a chain of links
+	// too long, a link through another link. "" when there is none.
+	Problem string
+}
+
+// Regular reports whether the entry can be read as a regular file inside
+// the tree: it is one, or it is a link that leads to one inside the tree.
+func (e Entry) Regular() bool { return e.Problem == "" && e.Resolved.IsRegular() }
+
+// IsLink reports whether the entry itself is a symbolic link.
+func (e Entry) IsLink() bool { return e.Mode&fs.ModeSymlink != 0 }
+
+// Attach sets env's file tree source.
+func Attach(env *assert.Env, src Source) { assert.Attach[Source](env, src) }
 
 // FolderSource is the Source of a file tree held in fsys, such as the sftp/
 // folder of a sandbox snapshot (read through check.DirFS, so that nothing

@@ -31,8 +31,12 @@ const schema = `{
   }
 }`
 
-// Register adds voice-transcript to r.
-func Register(r *assert.Registry) { r.Register(Kind, []byte(schema), decode) }
+// Register adds voice-transcript to r, saying where it comes from and what
+// it reads (the voice/ folder of a snapshot).
+func Register(r *assert.Registry) {
+	r.Register(Kind, []byte(schema), decode, assert.From("github.com/assaykit/assay/voice"),
+		assert.Reads[Source](assert.Evidence{Name: "voice", Folder: "voice", Attach: "voice.Attach"}))
+}
 
 func init() { Register(assert.DefaultRegistry()) }
 

@@ -1,4 +1,4 @@
-package sandbox_test
+package clitask_test
 
 import (
 	"context"

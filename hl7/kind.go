@@ -20,23 +20,23 @@ const Kind = "hl7-structural"
 const schema = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "hl7-structural",
-  "description": "Some captured outbound HL7 v2 message, picked by correlate_by, satisfies every field assertion.",
+  "description": "Some captured outbound HL7 v2 message, picked by correlate_by (keys are HL7 paths such as MSH.9.2, or message_type, trigger_event, message_structure, control_id, sending_application, receiving_application), satisfies every field assertion.",
   "type": "object",
   "required": ["assert"],
   "additionalProperties": false,
   "properties": {
     "assert": {"const": "hl7-structural"},
-    "correlate_by": {
-      "type": "object",
-      "description": "Keys are HL7 paths (MSH.9.2) or message_type, trigger_event, message_structure, control_id, sending_application, receiving_application.",
-      "additionalProperties": {"type": ["string", "number", "boolean", "null"]}
-    },
+    "correlate_by": ` + check.CorrelateBySchema + `,
     "fields": ` + check.FieldsSchema + `
   }
 }`
 
-// Register adds hl7-structural to r.
-func Register(r *assert.Registry) { r.Register(Kind, []byte(schema), decode) }
+// Register adds hl7-structural to r, saying where it comes from and what
+// it reads (the hl7/ folder of a snapshot).
+func Register(r *assert.Registry) {
+	r.Register(Kind, []byte(schema), decode, assert.From("github.com/assaykit/assay/hl7"),
+		assert.Reads[Source](assert.Evidence{Name: "hl7", Folder: "hl7", Attach: "hl7.Attach"}))
+}
 
 func init() { Register(assert.DefaultRegistry()) }
 
@@ -74,40 +74,27 @@ func decode(spec assert.Spec) (assert.Assertion, error) {
 	if err != nil {
 		return nil, err
 	}
-	correlateBy := specjson.Object(specjson.Member(obj, "correlate_by"))
+	correlations, err := check.ParseCorrelations([]byte(specjson.Member(obj, "correlate_by").Raw))
+	if err != nil {
+		return nil, err
+	}
 	s := &structural{fields: fields}
 	var viols []assert.Violation
-	keys := make([]string, 0, len(correlateBy))
-	for k := range correlateBy {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		ptr := "/correlate_by/" + assert.EscapePointer(k)
-		text := k
-		if named, ok := correlationNames[k]; ok {
+	for _, c := range correlations {
+		text := c.Key
+		if named, ok := correlationNames[c.Key]; ok {
 			text = named
 		}
 		p, err := ParsePath(text)
 		if err != nil {
-			viols = append(viols, assert.Violation{Pointer: ptr, Message: fmt.Sprintf("%q is neither an HL7 path nor one of %s: %v", k, nameList(), err)})
+			viols = append(viols, assert.Violation{Pointer: c.Pointer, Message: fmt.Sprintf("%q is neither an HL7 path nor one of %s: %v", c.Key, nameList(), err)})
 			continue
 		}
-		v, err := check.ParseExpected([]byte(correlateBy[k].Raw))
-		if err != nil {
-			return nil, err
-		}
-		s.correlate = append(s.correlate, correlation{key: k, path: p, expected: v})
+		s.correlate = append(s.correlate, correlation{key: c.Key, path: p, expected: c.Expected})
 	}
-	for i, f := range fields {
-		p, err := ParsePath(f.Path)
-		if err != nil {
-			viols = append(viols, assert.Violation{Pointer: assert.IndexPointer("/fields", i) + "/path", Message: err.Error()})
-			continue
-		}
-		s.paths = append(s.paths, p)
-	}
-	if len(viols) > 0 {
+	var pathViols []assert.Violation
+	s.paths, pathViols = check.ParsePaths(fields, "/fields", ParsePath)
+	if viols = append(viols, pathViols...); len(viols) > 0 {
 		return nil, &assert.SpecError{Kind: Kind, Violations: viols}
 	}
 	return s, nil

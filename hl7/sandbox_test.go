@@ -1,4 +1,4 @@
-package sandbox_test
+package hl7_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package sandbox_test
+package voice_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package sandbox_test
+package x12_test
 
 import (
 	"context"
@@ -42,7 +42,7 @@ func TestX12BrokenFolder(t *testing.T) {
 // capped and regular files only: a FIFO or an oversized response makes the
 // x12 checks error, never hang.
 func TestX12FolderSource(t *testing.T) {
-	resp, err := os.ReadFile("../x12/testdata/own/janedoe_271.x12")
+	resp, err := os.ReadFile("testdata/own/janedoe_271.x12")
 	if err != nil {
 		t.Fatal(err)
 	}

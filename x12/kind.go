@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -27,16 +26,17 @@ const schema = `{
   "properties": {
     "assert": {"const": "x12-response"},
     "transaction": {"enum": ["270", "271", "272", "273", "274", "275", "276", "277", "278", null]},
-    "correlate_by": {
-      "type": "object",
-      "additionalProperties": {"type": ["string", "number", "boolean", "null"]}
-    },
+    "correlate_by": ` + check.CorrelateBySchema + `,
     "fields": ` + check.FieldsSchema + `
   }
 }`
 
-// Register adds x12-response to r.
-func Register(r *assert.Registry) { r.Register(Kind, []byte(schema), decode) }
+// Register adds x12-response to r, saying where it comes from and what it
+// reads (the x12/ folder of a snapshot).
+func Register(r *assert.Registry) {
+	r.Register(Kind, []byte(schema), decode, assert.From("github.com/assaykit/assay/x12"),
+		assert.Reads[Source](assert.Evidence{Name: "x12", Folder: "x12", Attach: "x12.Attach"}))
+}
 
 func init() { Register(assert.DefaultRegistry()) }
 
@@ -71,32 +71,22 @@ func decode(spec assert.Spec) (assert.Assertion, error) {
 	if err != nil {
 		return nil, err
 	}
-	correlateBy := specjson.Object(specjson.Member(obj, "correlate_by"))
-	r := &response{fields: fields, paths: make([]Path, len(fields)), keys: make([]correlation, 0, len(correlateBy))}
-	r.transaction = specjson.Member(obj, "transaction").String()
-	var viols []assert.Violation
-	for i, f := range fields {
-		p, err := ParsePath(f.Path)
-		if err != nil {
-			viols = append(viols, assert.Violation{Pointer: assert.IndexPointer("/fields", i) + "/path", Message: err.Error()})
-		}
-		r.paths[i] = p
+	correlations, err := check.ParseCorrelations([]byte(specjson.Member(obj, "correlate_by").Raw))
+	if err != nil {
+		return nil, err
 	}
-	if len(viols) > 0 {
+	r := &response{fields: fields, transaction: specjson.Member(obj, "transaction").String()}
+	var viols []assert.Violation
+	if r.paths, viols = check.ParsePaths(fields, "/fields", ParsePath); len(viols) > 0 {
 		return nil, &assert.SpecError{Kind: Kind, Violations: viols}
 	}
-	for k, v := range correlateBy {
-		val, err := check.ParseExpected([]byte(v.Raw))
-		if err != nil {
-			return nil, err
+	for _, c := range correlations {
+		k := correlation{key: c.Key, expected: c.Expected}
+		if p, err := ParsePath(c.Key); err == nil {
+			k.path, k.isPath = p, true
 		}
-		c := correlation{key: k, expected: val}
-		if p, err := ParsePath(k); err == nil {
-			c.path, c.isPath = p, true
-		}
-		r.keys = append(r.keys, c)
+		r.keys = append(r.keys, k)
 	}
-	sort.Slice(r.keys, func(a, b int) bool { return r.keys[a].key < r.keys[b].key })
 	return r, nil
 }
 
