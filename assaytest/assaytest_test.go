@@ -14,9 +14,8 @@ import (
 // recorder is a testing.TB that records what a helper reports.
 type recorder struct {
 	testing.TB
-	helper        int
-	errs, fatals  []string
-	stoppedByFail bool
+	helper       int
+	errs, fatals []string
 }
 
 func (r *recorder) Helper()                  { r.helper++ }

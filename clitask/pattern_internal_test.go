@@ -32,7 +32,7 @@ func TestPatternMatchTimeout(t *testing.T) {
 
 // Patterns are compiled once and shared.
 func TestCompilePatternCaches(t *testing.T) {
-	if CompilePattern(`^git (push|pull)`) != CompilePattern(`^git (push|pull)`) {
+	if a, b := CompilePattern(`^git (push|pull)`), CompilePattern(`^git (push|pull)`); a != b {
 		t.Error("the same pattern compiled twice")
 	}
 	if p := CompilePattern("plain text"); !p.literal || p.re != nil {

@@ -1,10 +1,6 @@
 package command
 
-import (
-	"sort"
-	"strconv"
-	"strings"
-)
+import "sort"
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
@@ -14,8 +10,3 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
-
-func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// indent indents every line after the first.
-func indent(s, prefix string) string { return strings.ReplaceAll(s, "\n", "\n"+prefix) }

@@ -163,7 +163,6 @@ func evidenceOf(t *testing.T, r assert.CriterionResult) evidence {
 }
 
 func TestFilePresent(t *testing.T) {
-	const plain = "claims/2024/array.json claims/2024/blob.json claims/2024/claim.json claims/2024/empty.json claims/2024/other.json"
 	tests := []struct {
 		name    string
 		spec    string

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
-	"unsafe"
 )
 
 // Value is the expected value of a field assertion (or of a correlate_by
@@ -59,11 +59,7 @@ type Numeric interface {
 func Number[T Numeric](n T) Value {
 	one := T(1)
 	if one/2 != 0 { // a float type
-		bits := 64
-		if unsafe.Sizeof(n) == 4 {
-			bits = 32
-		}
-		return floatValue(float64(n), bits)
+		return floatValue(float64(n), reflect.TypeFor[T]().Bits())
 	}
 	if T(0)-one < 0 { // signed
 		return Value{kind: kindNumber, text: strconv.FormatInt(int64(n), 10)}

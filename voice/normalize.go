@@ -201,11 +201,11 @@ func straightenApostrophes(s string) (string, bool) {
 
 // word is a folded word in the middle of normalisation.
 type word struct {
-	text               string
-	turn, start, end   int
-	brk                bool
-	dollar, percent    bool
-	hasDigit, isLetter bool
+	text             string
+	turn, start, end int
+	brk              bool
+	dollar, percent  bool
+	hasDigit         bool
 }
 
 // normalizeWords runs every stage after splitting: folding, sub-splitting
