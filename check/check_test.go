@@ -104,6 +104,12 @@ func TestTextField(t *testing.T) {
 		{`{"path": "EB03", "expected": 30}`, []string{"30"}, true, `"30"`, ""},
 		{`{"path": "AMT02", "expected": 100}`, []string{"100.00"}, true, `"100.00"`, ""},
 		{`{"path": "AMT02", "expected": 100}`, []string{"1OO"}, false, `"1OO"`, "not a number"},
+		// An exponent needs digits: "1e" and "1e+" are text, not 1.
+		{`{"path": "AMT02", "expected": 1}`, []string{"1e"}, false, `"1e"`, "not a number"},
+		{`{"path": "AMT02", "expected": 1}`, []string{"1e+"}, false, `"1e+"`, "not a number"},
+		{`{"path": "AMT02", "expected": 100}`, []string{"1e2"}, true, `"1e2"`, ""},
+		{`{"path": "AMT02", "expected": 1}`, []string{"."}, false, `"."`, "not a number"},
+		{`{"path": "AMT02", "expected": 1}`, []string{"1x"}, false, `"1x"`, "not a number"},
 		{`{"path": "X", "expected": "100"}`, []string{"100.00"}, false, `"100.00"`, ""},
 		{`{"path": "X", "expected": true}`, []string{"true"}, true, `"true"`, ""},
 		{`{"path": "X", "expected": true}`, []string{"Y"}, false, `"Y"`, `a boolean compares with the text "true" or "false"`},

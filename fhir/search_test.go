@@ -189,6 +189,9 @@ func TestDateTable(t *testing.T) {
 			"ge": "e-year,e-month,e-day,e-instant,e-open", "le": "e-year,e-month,e-day,e-before",
 			"sa": "e-instant,e-open", "eb": "e-before",
 		},
+		// A target that starts where the search range ends starts after it.
+		"2023-06-14":           {"sa": "e-day,e-instant,e-open", "eb": "e-before"},
+		"2023-06-15T11:59:59Z": {"sa": "e-instant,e-open", "eb": "e-before"},
 		"2023-06-15T12:00": { // a minute, no zone: UTC
 			"eq": "e-instant", "ne": "e-year,e-month,e-day,e-open,e-before",
 			"gt": "e-year,e-month,e-day,e-open", "lt": "e-year,e-month,e-day,e-before",
@@ -339,6 +342,8 @@ func TestNumberCompare(t *testing.T) {
 		{"eq", "1e2", 140, true}, {"ne", "100", 101, true}, {"gt", "100", 100, false}, {"ge", "100", 100, true},
 		{"lt", "100", 99.99, true}, {"le", "100", 100, true}, {"sa", "5", 5.1, true}, {"eb", "5", 4.9, true},
 		{"ap", "100", 109, true}, {"ap", "100", 111, false}, {"eq", "-5", -5.2, true},
+		// ne is outside eq's range [99.5, 100.5), its ends included as eq's are.
+		{"ne", "100", 100, false}, {"ne", "100", 99.5, false}, {"ne", "100", 99.49, true}, {"ne", "100", 100.5, true},
 	} {
 		cmp, err := numberCompare(c.prefix, c.value)
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 
 // selectPaths are read from every test file by TestSelectMatchesParse and
 // the fuzzer.
-var selectPaths = []string{"MSH.10", "MSH[2].10", "MSH[*].9.1", "PID.3[*].1", "OBX[*].5", "OBX[2].5", "BHS.11", "FTS.1", "MSH.1", "MSH.2", "PID", "ZZZ.1", "NTE[*].3", "EVN[3]"}
+var selectPaths = []string{"MSH.10", "MSH[2].10", "MSH[*].9.1", "PID.3[*].1", "OBX[*].5", "OBX[2].5", "BHS.11", "FTS.1", "MSH.1", "MSH.1.1.2", "MSH.2", "MSH.2[2]", "PID", "ZZZ.1", "NTE[*].3", "EVN[3]"}
 
 // TestSelectMatchesParse: Select reads what Parse and Batch.Texts read,
 // and fails where Parse fails, with the same error.

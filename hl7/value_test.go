@@ -44,6 +44,12 @@ func TestPathReads(t *testing.T) {
 		{"own/orm_o01_priorauth.hl7", "MSH.2.1", []string{`^~\&`}},
 		{"own/orm_o01_priorauth.hl7", "MSH.2.2", none},
 		{"own/orm_o01_priorauth.hl7", "MSH.2[*]", []string{`^~\&`}},
+		// Only 1s may follow them: a deeper position does not exist.
+		{"own/orm_o01_priorauth.hl7", "MSH.1.1.1", []string{"|"}},
+		{"own/orm_o01_priorauth.hl7", "MSH.1.1.2", none},
+		{"own/orm_o01_priorauth.hl7", "MSH.1.2", none},
+		{"own/orm_o01_priorauth.hl7", "MSH.1[2]", none},
+		{"own/orm_o01_priorauth.hl7", "MSH.2.1.2", none},
 		{"own/orm_o01_priorauth.hl7", "MSH.3", []string{"ASSAYEHR"}},
 		{"own/orm_o01_priorauth.hl7", "MSH.9", []string{"ORM^O01^ORM_O01"}},
 		{"own/orm_o01_priorauth.hl7", "MSH.9.1", []string{"ORM"}},
