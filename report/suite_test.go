@@ -1,0 +1,158 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/clitask"
+	"github.com/assaykit/assay/report"
+)
+
+// suite is a cli-bench report: task add run twice by model m (a pass, then
+// a failure), task rm run once by the default model with an error, task
+// ls not run, and a threshold of m's that is violated.
+func suite() *clitask.Report {
+	return &clitask.Report{
+		Runs: []clitask.RunResult{
+			{TaskID: "add", Model: "m", Passed: true, Assertions: []clitask.AssertionResult{{Kind: "exit_code", Status: assert.StatusPassed, Passed: true, Details: "Exited 0."}}},
+			{TaskID: "add", Model: "m", Assertions: []clitask.AssertionResult{
+				{Kind: "exit_code", Status: assert.StatusPassed, Passed: true, Details: "Exited 0."},
+				{Kind: "output_contains", Status: assert.StatusFailed, Details: "stdout lacks \"done\":\nline two"},
+			}},
+			{TaskID: "rm", Model: "default", Assertions: []clitask.AssertionResult{{Kind: "verify", Status: assert.StatusError, Details: "verify timed out"}}},
+		},
+		NotRun:     []string{"ls"},
+		PassRates:  map[string]clitask.PassRate{"m": {Passed: 1, Total: 2, Rate: 50}, "default": {Passed: 0, Total: 1, Rate: 0}},
+		Thresholds: []clitask.ThresholdResult{{Model: "m", Minimum: 66.66, Rate: 50, Violated: true, Behavior: clitask.BehaviorError}},
+	}
+}
+
+func TestRunNames(t *testing.T) {
+	got := report.RunNames(suite().Runs)
+	want := []string{"add [m] #1", "add [m] #2", "rm [default] #1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	name := report.RunNamer()
+	for i, r := range suite().Runs {
+		if n := name(r); n != want[i] {
+			t.Errorf("RunNamer: run %d named %q, want %q", i, n, want[i])
+		}
+	}
+}
+
+func TestPercent(t *testing.T) {
+	for in, want := range map[float64]string{100: "100%", 0: "0%", 33.333: "33.3%", 66.66: "66.7%", 12.04: "12%"} {
+		if got := report.Percent(in); got != want {
+			t.Errorf("Percent(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestWriteSuite(t *testing.T) {
+	t.Run("text", func(t *testing.T) {
+		var b bytes.Buffer
+		if err := report.WriteSuite(&b, report.Text, suite(), report.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, want := range []string{
+			"PASS  add [m] #1\n      passed exit_code: Exited 0.\n",
+			"FAIL  add [m] #2\n",
+			"      failed output_contains: stdout lacks \"done\":\n             line two\n",
+			"FAIL  rm [default] #1\n      error  verify: verify timed out\n",
+			"\n1 passed, 2 failed\n",
+			"\nnot run: ls\n",
+			"\npass rates:\n  default                        0/1  0%\n  m                              1/2  50%\n",
+			"\nthresholds:\n  m                              50%, minimum 66.7%  VIOLATED (error)\n",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("text lacks %q:\n%s", want, out)
+			}
+		}
+		b.Reset()
+		_ = report.WriteSuite(&b, report.Text, suite(), report.Options{Color: true})
+		if !strings.Contains(b.String(), "\x1b[31mVIOLATED (error)\x1b[0m") {
+			t.Errorf("no colour on a violated threshold:\n%s", b.String())
+		}
+	})
+	t.Run("json", func(t *testing.T) {
+		var b bytes.Buffer
+		if err := report.WriteSuite(&b, report.JSON, suite(), report.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		var back clitask.Report
+		if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+			t.Fatal(err)
+		}
+		if len(back.Runs) != 3 || back.Runs[1].Assertions[1].Status != assert.StatusFailed || back.PassRates["m"].Rate != 50 || !back.Thresholds[0].Violated {
+			t.Errorf("%+v", back)
+		}
+	})
+	t.Run("junit", func(t *testing.T) {
+		var b bytes.Buffer
+		if err := report.WriteSuite(&b, report.JUnit, suite(), report.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Name     string `xml:"name,attr"`
+			Tests    int    `xml:"tests,attr"`
+			Failures int    `xml:"failures,attr"`
+			Errors   int    `xml:"errors,attr"`
+			Suites   []struct {
+				Name  string `xml:"name,attr"`
+				Cases []struct {
+					Name      string `xml:"name,attr"`
+					Classname string `xml:"classname,attr"`
+					Failure   *struct {
+						Message string `xml:"message,attr"`
+					} `xml:"failure"`
+					Error *struct {
+						Message string `xml:"message,attr"`
+					} `xml:"error"`
+				} `xml:"testcase"`
+			} `xml:"testsuite"`
+		}
+		if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		// Four assertions and one threshold: two failures (one of them the
+		// threshold), one error.
+		if doc.Name != "assay check" || doc.Tests != 5 || doc.Failures != 2 || doc.Errors != 1 || len(doc.Suites) != 4 {
+			t.Fatalf("%+v", doc)
+		}
+		if c := doc.Suites[1].Cases[1]; c.Name != "2 output_contains" || c.Classname != "clitask.add" || c.Failure == nil {
+			t.Errorf("failing case %+v", c)
+		}
+		if c := doc.Suites[2].Cases[0]; c.Error == nil || c.Error.Message != "verify timed out" {
+			t.Errorf("error case %+v", c)
+		}
+		if s := doc.Suites[3]; s.Name != "thresholds" || s.Cases[0].Failure == nil || s.Cases[0].Failure.Message != "pass rate 50% is below the minimum 66.7%" {
+			t.Errorf("thresholds %+v", s)
+		}
+	})
+	t.Run("jsonl is not a suite format", func(t *testing.T) {
+		if err := report.WriteSuite(&bytes.Buffer{}, report.JSONL, suite(), report.Options{}); err == nil || !strings.Contains(err.Error(), "cannot be written") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+// An informational threshold is reported, but is no JUnit failure.
+func TestWriteSuiteInformationalThreshold(t *testing.T) {
+	r := suite()
+	r.Thresholds[0].Behavior = clitask.BehaviorInformational
+	var b bytes.Buffer
+	if err := report.WriteSuite(&b, report.JUnit, r, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `type="threshold"`) || !strings.Contains(b.String(), `name="behavior" value="informational"`) {
+		t.Errorf("%s", b.String())
+	}
+}
