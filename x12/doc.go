@@ -46,10 +46,13 @@
 // ST segment starts, four bytes each; a transaction set's code, control
 // number and version are read from its ST when asked for. The segment
 // index (eight bytes per segment: where it starts, and its innermost loop)
-// and the loops are built together, in one more pass, the first time
-// something needs them: Segment, Transactions' segment numbers, or a path
-// that names a loop. A path without a loop reads the input in one scan
-// before that, and through the index after; a path on ST reads the list of
+// and the loops are built by one indexer, fed each segment in order: by
+// the parse itself for an input of up to 1 MiB (every response an agent
+// gets), and for a larger one by a scan the first time something needs
+// them (Segment, Transactions' segment numbers, or a path that names a
+// loop), so that reading loop-free paths out of a large file costs a scan,
+// not an index. A path without a loop reads the input in one scan before
+// that, and through the index after; a path on ST reads the list of
 // transaction sets, and ST(n) directly.
 //
 // The loops are made from the guides' definitions in guides.go, written

@@ -91,7 +91,15 @@ type parser struct {
 	guided            bool   // the open transaction set has a guide (guideFor)
 	hl                hlTree
 	lastStart         int // the last segment read
+	// eager says the input is small enough (eagerLimit) to get its
+	// segment index and loops in the parse's pass, through ix.
+	eager bool
+	ix    *indexer
 }
+
+// eagerLimit is the size up to which Parse builds the segment index and
+// the loops in its one pass; a larger input builds them on first use.
+const eagerLimit = 1 << 20
 
 // segment runs the envelope checks for segment i, s[start:end].
 func (p *parser) segment(i, start, end int) {

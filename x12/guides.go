@@ -15,6 +15,7 @@ import (
 // loops nested in it.
 type loopDef struct {
 	id    string
+	name  uint16 // the index of id in the guides' loopIDs
 	seg   string
 	quals []string
 	// inLS: the loop opens only inside an LS/LE bracket (the 2120 loops of
@@ -185,26 +186,27 @@ func guideFor(code, gs08, st03 string) uint8 {
 type guideSet struct {
 	byGuide     [guide278 + 1]levels // nil for guideNone; the 278's request
 	response278 levels               // what BHT02 11 switches a 278 to
-	loopIDs     []string             // every loop ID, sorted
-	openers     map[string]bool      // the segments that open a loop other than an HL level
+	loopIDs     []string             // every loop ID, sorted, "" (none) first
+	openers     []string             // the segments that open a loop other than an HL level
 }
 
 // guides returns the loops of every guide, made on first use.
 var guides = sync.OnceValue(func() *guideSet {
-	g := &guideSet{response278: review(true), openers: map[string]bool{}}
+	g := &guideSet{response278: review(true)}
 	g.byGuide[guide270] = eligibility(false)
 	g.byGuide[guide271] = eligibility(true)
 	g.byGuide[guide276] = claimStatus(false)
 	g.byGuide[guide277] = claimStatus(true)
 	g.byGuide[guide277CA] = claimAck()
 	g.byGuide[guide278] = review(false)
+	g.loopIDs = []string{""}
 	var collect func(d *loopDef)
 	collect = func(d *loopDef) {
 		if !slices.Contains(g.loopIDs, d.id) {
 			g.loopIDs = append(g.loopIDs, d.id)
 		}
-		if d.seg != "HL" {
-			g.openers[d.seg] = true
+		if d.seg != "HL" && !slices.Contains(g.openers, d.seg) {
+			g.openers = append(g.openers, d.seg)
 		}
 		for _, c := range d.children {
 			collect(c)
@@ -216,11 +218,32 @@ var guides = sync.OnceValue(func() *guideSet {
 		}
 	}
 	slices.Sort(g.loopIDs)
+	var name func(d *loopDef)
+	name = func(d *loopDef) {
+		d.name = loopName(g.loopIDs, d.id)
+		for _, c := range d.children {
+			name(c)
+		}
+	}
+	for _, l := range append(g.byGuide[:], g.response278) {
+		for _, d := range l {
+			name(d)
+		}
+	}
 	return g
 })
 
-// knownLoop reports whether some guide has a loop of that ID.
-func knownLoop(id string) bool {
-	_, ok := slices.BinarySearch(guides().loopIDs, id)
-	return ok
+// loopName returns the index of loop ID id in ids (sorted); 0 when absent.
+func loopName(ids []string, id string) uint16 {
+	if n, ok := slices.BinarySearch(ids, id); ok {
+		return uint16(n)
+	}
+	return 0
+}
+
+// knownLoop returns the index of a loop ID in the guides' loopIDs, and
+// whether some guide has a loop of that ID.
+func knownLoop(id string) (uint16, bool) {
+	n := loopName(guides().loopIDs, id)
+	return n, n != 0
 }

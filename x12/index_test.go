@@ -48,13 +48,13 @@ func checkIndex(t *testing.T, name string, x *Interchange) {
 	for i, sg := range segs {
 		for l := sg.loop; l >= 0; l = loops[l].parent {
 			if int32(i) < loops[l].first || int32(i) > loops[l].last {
-				t.Fatalf("%s: segment %d is in loop %d (%s), which spans segments %d to %d", name, i, l, loops[l].id, loops[l].first, loops[l].last)
+				t.Fatalf("%s: segment %d is in loop %d (%s), which spans segments %d to %d", name, i, l, loops[l].id(), loops[l].first, loops[l].last)
 			}
 		}
 	}
 	for l := range loops {
 		if lp := loops[l]; segs[lp.first].loop != int32(l) || !within(loops, segs[lp.last].loop, int32(l)) {
-			t.Fatalf("%s: loop %d (%s) spans segments %d to %d, which are not its own", name, l, lp.id, lp.first, lp.last)
+			t.Fatalf("%s: loop %d (%s) spans segments %d to %d, which are not its own", name, l, lp.id(), lp.first, lp.last)
 		}
 	}
 }

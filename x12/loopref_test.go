@@ -30,7 +30,7 @@ func refValues(p Path, x *Interchange) []string {
 		cur := map[int32]bool{}
 		n := 0
 		for l := range loops {
-			if loops[l].id != ref.id || k > 0 && !within(loops[l].parent, prev) {
+			if loops[l].name != ref.name || k > 0 && !within(loops[l].parent, prev) {
 				continue
 			}
 			n++
@@ -73,7 +73,7 @@ func TestLoopPathsMatchReference(t *testing.T) {
 		_, loops := x.loopIndex()
 		var names []string
 		for _, l := range loops {
-			if id := l.id; id != "" && !slices.Contains(names, id) {
+			if id := l.id(); id != "" && !slices.Contains(names, id) {
 				names = append(names, id)
 			}
 		}

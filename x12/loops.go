@@ -1,59 +1,38 @@
 package x12
 
+import "slices"
+
 // loop is one instance of a loop in an interchange.
 type loop struct {
-	id     string // the loop ID, e.g. "2100C"; "" for an HL level the guide does not name
-	parent int32  // enclosing loop instance, -1 at the top of a transaction set
+	// name is the loop's ID ("2100C") as its index in the guides'
+	// loopIDs, 0 ("") for an HL level the guide does not name: an index
+	// rather than a string keeps the list, which has an entry for about
+	// every other segment, free of pointers for the garbage collector to
+	// follow.
+	name   uint16
+	parent int32 // enclosing loop instance, -1 at the top of a transaction set
 	// first is the loop's first segment; last the last segment inside it
 	// or its nested loops.
 	first, last int32
 }
 
+// id returns the loop's ID, "" for an HL level the guide does not name.
+func (l loop) id() string { return guides().loopIDs[l.name] }
+
 // buildIndex lists every segment and, in each transaction set with a
-// guide, gives each segment its loop.
+// guide, gives each segment its loop: what the parse does as it goes for
+// an input of up to eagerLimit bytes.
 func (x *Interchange) buildIndex() ([]segment, []loop) {
-	ix := indexer{data: x.data, segs: make([]segment, 0, x.nsegs)}
-	for k := range x.sets {
-		if x.guide(k) != guideNone {
-			// Each loop opens at a segment of its own, and the guides
-			// open one at about every other segment.
-			ix.loops = make([]loop, 0, x.nsegs/2+16)
-			break
-		}
-	}
+	ix := newIndexer(x, x.nsegs)
 	sc := x.scan()
-	k := 0 // the next transaction set
-	inSet := false
 	for {
 		start, end, ok := sc.next()
 		if !ok {
 			break
 		}
-		i := int32(len(ix.segs))
-		ix.segs = append(ix.segs, segment{start: int32(start), loop: -1})
-		if k < len(x.sets) && start == int(x.sets[k]) {
-			inSet = ix.startSet(x.guide(k))
-			k++
-			continue
-		}
-		if !inSet {
-			continue
-		}
-		t := x.data[start:end]
-		switch id := segmentID(t, sc.d.Element); id {
-		case "SE", "ISA", "GS", "GE", "IEA":
-			// The set ends at its SE, or before the envelope segment that
-			// shows its SE is missing, as the parse ends it.
-			inSet = false
-		case "ST", "TA1":
-		default:
-			if validID(id) {
-				ix.segs[i].loop = ix.assign(i, id, t, sc.d.Element)
-			}
-		}
+		ix.add(start, end, segmentID(x.data[start:end], sc.d.Element), sc.d.Element)
 	}
-	ix.extents()
-	return ix.segs, ix.loops
+	return ix.done()
 }
 
 // indexer assigns the segments of a transaction set with a guide to its
@@ -62,9 +41,12 @@ func (x *Interchange) buildIndex() ([]segment, []loop) {
 // nests in an open one opens it, and any other segment belongs to the
 // innermost open loop.
 type indexer struct {
-	data   string
+	x      *Interchange
+	guides *guideSet
 	segs   []segment
 	loops  []loop
+	next   int        // the next transaction set, in x.sets
+	inSet  bool       // a transaction set with a guide is open
 	levels levels     // the loops of the current set's HL level codes
 	is278  bool       // the current set is a 278, which BHT02 makes a request or a response
 	open   []openLoop // the HL level loop, then the loops open inside it
@@ -83,10 +65,55 @@ type openLoop struct {
 	lastChild int
 }
 
+// newIndexer starts the index of x, with room for n segments.
+func newIndexer(x *Interchange, n int) *indexer {
+	return &indexer{x: x, guides: guides(), segs: make([]segment, 0, n)}
+}
+
+// add appends segment text x.data[start:end], whose identifier is id and
+// element separator sep, to the index and gives it its loop. Segments are
+// added in order, each after the parse has read it (an ST is in x.sets, a
+// GS in x.groups).
+func (ix *indexer) add(start, end int, id string, sep byte) {
+	x := ix.x
+	i := int32(len(ix.segs))
+	ix.segs = append(ix.segs, segment{start: int32(start), loop: -1})
+	if ix.next < len(x.sets) && start == int(x.sets[ix.next]) {
+		ix.inSet = ix.startSet(x.guide(ix.next))
+		ix.next++
+		return
+	}
+	if !ix.inSet {
+		return
+	}
+	switch id {
+	case "SE", "ISA", "GS", "GE", "IEA":
+		// The set ends at its SE, or before the envelope segment that
+		// shows its SE is missing, as the parse ends it.
+		ix.inSet = false
+	case "ST", "TA1":
+	default:
+		if validID(id) {
+			ix.segs[i].loop = ix.assign(i, id, x.data[start:end], sep)
+		}
+	}
+}
+
+// done gives each loop its extent and returns the index and the loops.
+func (ix *indexer) done() ([]segment, []loop) {
+	ix.extents()
+	return ix.segs, ix.loops
+}
+
 // startSet starts a transaction set of guide g, and reports whether it has
 // loops.
 func (ix *indexer) startSet(g uint8) bool {
-	ix.levels = guides().byGuide[g]
+	ix.levels = ix.guides.byGuide[g]
+	if ix.levels != nil && ix.loops == nil {
+		// Each loop opens at a segment of its own, and the guides open one
+		// at about every other segment.
+		ix.loops = make([]loop, 0, cap(ix.segs)/2+16)
+	}
 	ix.is278 = g == guide278
 	ix.open = ix.open[:0]
 	ix.ls = -1
@@ -117,7 +144,7 @@ func (ix *indexer) assign(i int32, id, t string, sep byte) int32 {
 		return inst
 	case "BHT":
 		if v, _ := field(t, sep, 2); ix.is278 && v == "11" {
-			ix.levels = guides().response278 // X217: BHT02 11 is a response, 13 a request
+			ix.levels = ix.guides.response278 // X217: BHT02 11 is a response, 13 a request
 		}
 		return ix.innermost()
 	}
@@ -138,7 +165,7 @@ func (ix *indexer) assign(i int32, id, t string, sep byte) int32 {
 		}
 		ix.ls = -1
 	default:
-		if !guides().openers[id] {
+		if !slices.Contains(ix.guides.openers, id) {
 			break // most segments open no loop in any guide
 		}
 		if d, c := ix.opens(id, t, sep); c != nil {
@@ -217,11 +244,11 @@ func contains(set []string, s string) bool {
 // newLoop starts an instance of def (nil: an HL level the guide does not
 // name) at segment i, inside instance parent.
 func (ix *indexer) newLoop(def *loopDef, parent, i int32) int32 {
-	id := ""
+	var name uint16
 	if def != nil {
-		id = def.id
+		name = def.name
 	}
-	ix.loops = append(ix.loops, loop{id: id, parent: parent, first: i, last: -1})
+	ix.loops = append(ix.loops, loop{name: name, parent: parent, first: i, last: -1})
 	return int32(len(ix.loops) - 1)
 }
 

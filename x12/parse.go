@@ -31,10 +31,11 @@ type Delimiters struct {
 // of the envelope checks.
 //
 // Parsing is one pass over the input that checks the envelopes and notes
-// where each ISA, GS and ST segment is. The segment index and the loops of
-// the implementation guides are built the first time something needs them
-// (Segment, a path that names a loop), so that reading loop-free paths out
-// of a large file costs a scan, not an index. Values read from an
+// where each ISA, GS and ST segment is. For an input of up to 1 MiB (every
+// response an agent gets) that pass also builds the segment index and the
+// loops of the implementation guides; a larger one builds them the first
+// time something needs them (Segment, a path that names a loop), so that
+// reading loop-free paths out of a large file costs a scan, not an index. Values read from an
 // Interchange are substrings of its input: reading allocates nothing. An
 // Interchange is immutable and safe for concurrent use.
 type Interchange struct {
@@ -120,9 +121,16 @@ func ParseString(s string, opts ...Option) (*Interchange, error) {
 		return nil, syntaxError(s, start, "no ISA segment: an X12 interchange starts with ISA, this input starts with "+strconv.Quote(preview(s[start:])))
 	}
 	x := &Interchange{data: s}
-	p := &parser{x: x, s: s}
+	p := &parser{x: x, s: s, eager: len(s) <= eagerLimit}
 	if err := p.run(start); err != nil {
 		return nil, err
+	}
+	if p.ix != nil {
+		segs, loops := p.ix.done()
+		x.index.once.Do(func() {
+			x.index.segs, x.index.loops = segs, loops
+			x.index.built.Store(true)
+		})
 	}
 	if len(x.findings) > 0 {
 		x.locate()
@@ -173,7 +181,14 @@ func (p *parser) run(pos int) error {
 				p.d = d
 				p.x.delims = append(p.x.delims, d)
 				p.x.marks = append(p.x.marks, isaMark{start: int32(pos), term: int32(term)})
+				if n == 0 && p.eager {
+					// Room for a segment per terminator.
+					p.ix = newIndexer(p.x, strings.Count(s[pos:], string(d.Segment))+1)
+				}
 				p.segment(n, pos, term)
+				if p.ix != nil {
+					p.ix.add(pos, term, "ISA", d.Element)
+				}
 				if same {
 					p.findAt(pos, n, "ISA", "ISA11, the repetition separator "+strconv.QuoteRune(rune(d.Repetition))+", is also ISA16, the component separator: an element splits at it into pieces that both [REP] and -C select")
 				}
@@ -195,6 +210,9 @@ func (p *parser) run(pos int) error {
 		}
 		if end > pos {
 			p.segment(n, pos, end)
+			if p.ix != nil {
+				p.ix.add(pos, end, segmentID(s[pos:end], p.d.Element), p.d.Element)
+			}
 			n++
 		}
 		pos = end + 1

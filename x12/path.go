@@ -26,8 +26,9 @@ type Path struct {
 
 type loopRef struct {
 	id    string
-	known bool // false: no guide has this loop, so it selects nothing
-	occ   int  // 1-based; 0 is (*) or omitted: every instance
+	name  uint16 // the index of id in the guides' loopIDs
+	known bool   // false: no guide has this loop, so it selects nothing
+	occ   int    // 1-based; 0 is (*) or omitted: every instance
 }
 
 // PathError reports a path that does not follow the grammar: a
@@ -59,7 +60,8 @@ func ParsePath(s string) (Path, error) {
 		for j < len(s) && s[j] >= 'A' && s[j] <= 'Z' {
 			j++
 		}
-		ref := loopRef{id: s[i:j], known: knownLoop(s[i:j])} // no occurrence: every instance
+		ref := loopRef{id: s[i:j]} // no occurrence: every instance
+		ref.name, ref.known = knownLoop(ref.id)
 		if j < len(s) && s[j] == '(' {
 			occ, next, msg := parseIndex(s, j, '(', ')')
 			if msg != "" {
@@ -315,7 +317,7 @@ func (p Path) appendLoops(dst []string, x *Interchange) []string {
 		}
 		n, found := 0, int32(-1)
 		for l := lo; int(l) < len(loops) && (scope == nil || loops[l].first <= hi); l++ {
-			if loops[l].id != ref.id {
+			if loops[l].name != ref.name {
 				continue
 			}
 			inside := scope == nil && from == k
@@ -386,7 +388,7 @@ func (p Path) appendEvery(dst []string, x *Interchange, segs []segment, loops []
 	}
 	if from == 0 {
 		for l := range loops {
-			if loops[l].id == p.loops[0].id {
+			if loops[l].name == p.loops[0].name {
 				visit(loops[l].first, int32(len(segs)-1))
 				break
 			}
@@ -410,7 +412,7 @@ func (p Path) appendEvery(dst []string, x *Interchange, segs []segment, loops []
 // from is 0).
 func (p Path) inChain(loops []loop, l int32, k, from int, scope []int32) bool {
 	for ; l >= 0; l = loops[l].parent {
-		if loops[l].id != p.loops[k].id {
+		if loops[l].name != p.loops[k].name {
 			continue
 		}
 		if k == from {

@@ -174,7 +174,7 @@ func (s Segment) Element(n int) (string, bool) {
 func (s Segment) Loop() string {
 	if l := s.seg().loop; l >= 0 {
 		_, loops := s.x.loopIndex()
-		return loops[l].id
+		return loops[l].id()
 	}
 	return ""
 }
@@ -186,7 +186,7 @@ func (s Segment) LoopPath() string {
 	_, loops := s.x.loopIndex()
 	var ids []string
 	for l := s.seg().loop; l >= 0; l = loops[l].parent {
-		id := loops[l].id
+		id := loops[l].id()
 		if id == "" {
 			id = "?"
 		}
