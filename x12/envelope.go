@@ -101,14 +101,15 @@ type parser struct {
 // the loops in its one pass; a larger input builds them on first use.
 const eagerLimit = 1 << 20
 
-// segment runs the envelope checks for segment i, s[start:end].
-func (p *parser) segment(i, start, end int) {
+// segment runs the envelope checks for segment i, s[start:end], and
+// returns its identifier.
+func (p *parser) segment(i, start, end int) (id string) {
 	p.lastStart = start
 	t := p.s[start:end]
-	id := segmentID(t, p.d.Element)
+	id = segmentID(t, p.d.Element)
 	if !validID(id) {
 		p.find(i, start, end, strconv.Quote(preview(id))+" is not a segment identifier (2 or 3 capital letters and digits, a letter first)")
-		return
+		return id
 	}
 	switch id {
 	case "ISA":
@@ -134,21 +135,21 @@ func (p *parser) segment(i, start, end int) {
 	case "SE":
 		if !p.inST {
 			p.find(i, start, end, "SE without an open ST")
-			return
+			return id
 		}
 		p.closeST(i, start, end, true)
 	case "GE":
 		p.closeOpen(i, start, end, true, false, false)
 		if !p.inGS {
 			p.find(i, start, end, "GE without an open GS")
-			return
+			return id
 		}
 		p.closeGS(i, start, end, true)
 	case "IEA":
 		p.closeOpen(i, start, end, true, true, false)
 		if !p.inISA {
 			p.find(i, start, end, "IEA without an open ISA")
-			return
+			return id
 		}
 		p.closeISA(i, start, end, true)
 	case "TA1":
@@ -159,7 +160,7 @@ func (p *parser) segment(i, start, end int) {
 	default:
 		if !p.inST {
 			p.find(i, start, end, id+" outside a transaction set: no ST is open")
-			return
+			return id
 		}
 		if id == "HL" && p.guided {
 			hl01, _ := field(t, p.d.Element, 1)
@@ -169,6 +170,7 @@ func (p *parser) segment(i, start, end int) {
 			}
 		}
 	}
+	return id
 }
 
 // openST opens the transaction set of the ST t, segment i at byte offset

@@ -209,9 +209,9 @@ func (p *parser) run(pos int) error {
 			end += pos
 		}
 		if end > pos {
-			p.segment(n, pos, end)
+			id := p.segment(n, pos, end)
 			if p.ix != nil {
-				p.ix.add(pos, end, segmentID(s[pos:end], p.d.Element), p.d.Element)
+				p.ix.add(pos, end, id, p.d.Element)
 			}
 			n++
 		}
