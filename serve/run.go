@@ -122,11 +122,11 @@ type simRun struct{ *Run }
 
 var _ sim.Run = simRun{}
 
-func (r simRun) ID() string             { return r.id }
-func (r simRun) Now() time.Time         { return r.clock.Now() }
-func (r simRun) Started() time.Time     { return r.started }
-func (r simRun) BaseURL() string        { return r.Run.BaseURL() }
-func (r simRun) ListenHost() string     { return r.srv.opts.Listen }
+func (r simRun) ID() string              { return r.id }
+func (r simRun) Now() time.Time          { return r.clock.Now() }
+func (r simRun) Started() time.Time      { return r.started }
+func (r simRun) BaseURL() string         { return r.Run.BaseURL() }
+func (r simRun) ListenHost() string      { return r.srv.opts.Listen }
 func (r simRun) Logf(f string, a ...any) { r.srv.logf("run %s: "+f, append([]any{r.id}, a...)...) }
 
 func (r simRun) Advance(d time.Duration) {
