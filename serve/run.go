@@ -213,6 +213,11 @@ func (r *Run) enter() bool {
 
 func (r *Run) leave() { r.inflight.Done() }
 
+// Object returns the run object of the control plane (DESIGN.md 13.2), as
+// JSON marshals it: id, token, status, created_at, entity, endpoints and
+// credentials.
+func (r *Run) Object() any { return r.object() }
+
 // object is the run object of the control plane.
 func (r *Run) object() runObject {
 	r.mu.Lock()
