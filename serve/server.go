@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -533,14 +532,4 @@ func randomHex(n int) string {
 		panic("serve: crypto/rand failed: " + err.Error())
 	}
 	return hex.EncodeToString(b)
-}
-
-// sortedKeys returns m's keys in byte order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

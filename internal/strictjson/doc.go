@@ -6,7 +6,7 @@
 // file.
 //
 // Struct fields are matched by their `json` tag's name exactly (no case
-// folding); a field whose tag has the option "required" must be present.
+// folding); a field tagged `strict:"required"` must be present.
 // Supported field types: string, bool, int, int64, float64, json.Number,
 // json.RawMessage, pointers to these (null or absent is nil), slices, and
 // maps with string keys. It is for small files: it reflects per decode.

@@ -229,11 +229,11 @@ func fields(t reflect.Type) []field {
 		if !f.IsExported() || tag == "-" {
 			continue
 		}
-		name, opts, _ := strings.Cut(tag, ",")
+		name, _, _ := strings.Cut(tag, ",")
 		if name == "" {
 			name = f.Name
 		}
-		out = append(out, field{name: name, index: i, required: strings.Contains(","+opts+",", ",required,")})
+		out = append(out, field{name: name, index: i, required: f.Tag.Get("strict") == "required"})
 	}
 	return out
 }

@@ -10,7 +10,7 @@ import (
 )
 
 type member struct {
-	ID    string   `json:"member_id,required"`
+	ID    string   `json:"member_id" strict:"required"`
 	Age   *int     `json:"age"`
 	Tags  []string `json:"tags"`
 	Score float64  `json:"score"`
