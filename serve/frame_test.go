@@ -370,3 +370,12 @@ func TestAliases(t *testing.T) {
 		t.Errorf("unknown path: %d", code)
 	}
 }
+
+func TestBadPolicy(t *testing.T) {
+	restore := serve.SetSimulators()
+	defer restore()
+	_, err := serve.New(fstest.MapFS{"payer/policy.json": {Data: []byte(`{"payer": {"name": "A", "id": "B"}, "members": [], "plans": {}, "bogus": 1}`)}}, serve.Options{Out: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `payer/policy.json: /bogus (line 1, column 65): unknown key "bogus"`) {
+		t.Fatalf("err = %v", err)
+	}
+}

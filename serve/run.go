@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/payer"
 	"github.com/assaykit/assay/serve/internal/sim"
 )
 
@@ -47,6 +48,8 @@ type Run struct {
 	sftpPass string
 	portUser string
 	portPass string
+
+	ledger *payer.Ledger // nil without a policy
 
 	counterMu sync.Mutex
 	counters  map[string]int64
@@ -147,6 +150,8 @@ func (r simRun) Next(name string) int64 {
 }
 
 func (r simRun) Emit(e sim.Event) { r.emit(e) }
+
+func (r simRun) Payer() *payer.Ledger { return r.ledger }
 
 func (r simRun) Reserve(n int64) error {
 	if n <= 0 {

@@ -1,10 +1,33 @@
 package serve
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 
+	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/payer"
 	"github.com/assaykit/assay/serve/internal/sim"
 )
+
+// PolicyFile is where a seed holds its payer policy.
+const PolicyFile = "payer/policy.json"
+
+// readPolicy reads the seed's payer policy, or nil when it has none.
+func readPolicy(seed fs.FS) (*payer.Policy, error) {
+	data, err := check.ReadFile(seed, PolicyFile, check.DefaultMaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", PolicyFile, err)
+	}
+	p, err := payer.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", PolicyFile, err)
+	}
+	return p, nil
+}
 
 // simulators are the constructors of every simulator, each reading its own
 // part of the seed once.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/internal/netlimit"
+	"github.com/assaykit/assay/payer"
 	"github.com/assaykit/assay/serve/internal/sim"
 )
 
@@ -74,6 +75,7 @@ type Options struct {
 type Server struct {
 	opts     Options
 	criteria []assert.Criterion
+	policy   *payer.Policy // nil without payer/policy.json
 	sims     []sim.Sim
 
 	used atomic.Int64 // bytes reserved by all runs
@@ -144,6 +146,11 @@ func New(seed fs.FS, opts Options) (*Server, error) {
 		}
 		s.criteria = c
 	}
+	policy, err := readPolicy(seed)
+	if err != nil {
+		return nil, err
+	}
+	s.policy = policy
 	sims, err := buildSims(seed)
 	if err != nil {
 		return nil, err
@@ -430,6 +437,9 @@ func (s *Server) NewRun(ctx context.Context, o RunOptions) (*Run, error) {
 		status:   StatusActive,
 	}
 	r.started = r.clock.Now()
+	if s.policy != nil {
+		r.ledger = payer.NewLedger(s.policy, simRun{r})
+	}
 	r.lastSeen.Store(time.Now().UnixNano())
 	// Reserve the id before the simulators start, so a second NewRun of the
 	// same id is refused while this one builds.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/payer"
 )
 
 // MaxBody caps every request body the sandbox reads (13.11): a larger one
@@ -53,6 +54,11 @@ type Run interface {
 	Credentials(name string) (user, password string)
 	// Logf writes a line to the sandbox's log (stderr of assay serve).
 	Logf(format string, args ...any)
+	// Payer is the run's ledger at the payer: the one truth the
+	// clearinghouse, the portal and the phone line share. It is nil when
+	// the seed has no payer/policy.json (those simulators then answer 503
+	// naming the file).
+	Payer() *payer.Ledger
 }
 
 // ErrMemory is returned by Run.Reserve when the sandbox's memory budget
