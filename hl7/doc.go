@@ -159,6 +159,14 @@
 //     its ACK, for that long (deadlines are moved at most every quarter of
 //     the timeout, so a silent connection closes after 3/4 of it to all of
 //     it). Shutdown closes idle connections at once.
+//   - Submit takes one input from another transport (a sandbox's HTTP
+//     endpoint) by a frame's rules, into the same list of messages and
+//     rejects, and returns the ACK: one capture list, whatever the
+//     transport. Admit lets the owner refuse a frame with AR past a budget
+//     of its own (charged with the frame's bytes and its segment table);
+//     Answered hears of every ACKed input, kept or refused, in the order
+//     of Messages and Rejects, so an event log kept from it agrees with
+//     them.
 //   - Accept errors that pass (EMFILE, ENFILE, ENOBUFS, ENOMEM, an aborted
 //     or reset connection, EINTR, EAGAIN, a timeout) are waited out with a
 //     backoff from 5 ms doubling to 1 s; any other error ends Serve.
