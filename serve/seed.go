@@ -3,12 +3,15 @@ package serve
 import (
 	"io/fs"
 
+	"github.com/assaykit/assay/serve/internal/hl7sim"
 	"github.com/assaykit/assay/serve/internal/sim"
 )
 
 // simulators are the constructors of every simulator, each reading its own
 // part of the seed once.
-var simulators []func(seed fs.FS) (sim.Sim, error)
+var simulators = []func(seed fs.FS) (sim.Sim, error){
+	hl7sim.New,
+}
 
 func buildSims(seed fs.FS) ([]sim.Sim, error) {
 	var out []sim.Sim
