@@ -3,6 +3,7 @@ package serve
 import (
 	"io/fs"
 
+	"github.com/assaykit/assay/serve/internal/filesim"
 	"github.com/assaykit/assay/serve/internal/hl7sim"
 	"github.com/assaykit/assay/serve/internal/sim"
 )
@@ -11,6 +12,7 @@ import (
 // part of the seed once.
 var simulators = []func(seed fs.FS) (sim.Sim, error){
 	hl7sim.New,
+	filesim.New,
 }
 
 func buildSims(seed fs.FS) ([]sim.Sim, error) {

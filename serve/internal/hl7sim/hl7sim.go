@@ -207,24 +207,19 @@ func (rs *runSim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/hl7/outbound":
 		if r.Method != http.MethodPost {
-			methodNotAllowed(w, r, "POST")
+			sim.MethodNotAllowed(w, r, "POST")
 			return
 		}
 		rs.outbound(w, r)
 	case "/hl7/inbox":
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			methodNotAllowed(w, r, "GET")
+			sim.MethodNotAllowed(w, r, "GET")
 			return
 		}
 		rs.inbox(w)
 	default:
 		sim.WriteJSONError(w, http.StatusNotFound, "NOT_FOUND", "no HL7 endpoint "+strconv.Quote(r.URL.Path)+": use hl7/outbound or hl7/inbox", nil)
 	}
-}
-
-func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
-	w.Header().Set("Allow", allow)
-	sim.WriteJSONError(w, http.StatusMethodNotAllowed, "VALIDATION_ERROR", r.Method+" is not allowed on "+r.URL.Path, nil)
 }
 
 // rawTypes are the content types whose body is the message itself.
@@ -240,13 +235,8 @@ var rawTypes = map[string]bool{
 // outbound takes one message: {"payload": MESSAGE} or the raw message,
 // answered 200 {"ack": ACK} whatever the ACK's code.
 func (rs *runSim) outbound(w http.ResponseWriter, r *http.Request) {
-	body, err := sim.ReadBody(w, r, sim.MaxBody)
-	if err != nil {
-		if errors.Is(err, sim.ErrTooLarge) {
-			sim.WriteJSONError(w, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", err.Error(), nil)
-		} else {
-			sim.WriteJSONError(w, http.StatusBadRequest, "VALIDATION_ERROR", err.Error(), nil)
-		}
+	body, ok := sim.ReadRequestBody(w, r, sim.MaxBody)
+	if !ok {
 		return
 	}
 	msg, status, problem := payload(r.Header.Get("Content-Type"), body)

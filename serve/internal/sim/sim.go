@@ -183,3 +183,24 @@ type Digest struct {
 
 // MaxEventBody is the most of a body an event copies.
 const MaxEventBody = 4 << 10
+
+// ReadRequestBody reads r's body as ReadBody does; when that fails it
+// answers the request itself (413 PAYLOAD_TOO_LARGE for a body over limit,
+// 400 VALIDATION_ERROR otherwise) and returns false.
+func ReadRequestBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
+	data, err := ReadBody(w, r, limit)
+	switch {
+	case errors.Is(err, ErrTooLarge):
+		WriteJSONError(w, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", err.Error(), nil)
+	case err != nil:
+		WriteJSONError(w, http.StatusBadRequest, "VALIDATION_ERROR", err.Error(), nil)
+	}
+	return data, err == nil
+}
+
+// MethodNotAllowed answers 405 with the Allow header and the sandbox's
+// error body.
+func MethodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
+	w.Header().Set("Allow", allow)
+	WriteJSONError(w, http.StatusMethodNotAllowed, "VALIDATION_ERROR", r.Method+" is not allowed on "+r.URL.Path, nil)
+}
