@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
@@ -272,29 +273,31 @@ func pathError(op, p string, err error) error {
 }
 
 // put writes data as the file p (folders on the way made when mkParents),
-// recording the write. held is what the caller has already reserved from
+// recording the write, and returns whether it replaced a file and the
+// time it wrote. held is what the caller has already reserved from
 // the budget for data: put takes it over when it succeeds, and leaves it
 // to the caller when it fails.
-func (rf *runFiles) put(p string, data []byte, mkParents bool, transport string, held int64) (bool, error) {
+func (rf *runFiles) put(p string, data []byte, mkParents bool, transport string, held int64) (bool, time.Time, error) {
 	rf.mu.Lock()
 	defer rf.mu.Unlock()
 	if rf.stopped {
-		return false, pathError("write", p, errStopped)
+		return false, time.Time{}, pathError("write", p, errStopped)
 	}
 	pl, err := rf.t.planPut(p, data, mkParents)
 	if err != nil {
-		return false, pathError("write", p, err)
+		return false, time.Time{}, pathError("write", p, err)
 	}
 	if err := rf.charge(pl.delta - held); err != nil {
-		return false, pathError("write", p, err)
+		return false, time.Time{}, pathError("write", p, err)
 	}
-	rf.t.applyPut(pl, rf.run.Now())
+	now := rf.run.Now()
+	rf.t.applyPut(pl, now)
 	rf.pending -= held
 	for _, dir := range pl.missing {
 		rf.emit("mkdir", dir, nil, 0, transport)
 	}
 	rf.emit("write", p, nil, int64(len(data)), transport)
-	return pl.replaced, nil
+	return pl.replaced, now, nil
 }
 
 func (rf *runFiles) mkdir(p, transport string) error {
@@ -353,17 +356,18 @@ func (rf *runFiles) emit(op, p string, to *string, size int64, transport string)
 	rf.run.Emit(sim.Event{Sim: "sftp", Type: "sftp_op", Fields: opEvent{Op: op, Path: p, To: to, Size: size, Transport: transport}})
 }
 
-// read returns the bytes of the file p (shared: never modified).
-func (rf *runFiles) read(p string) ([]byte, error) {
+// read returns the bytes of the file p (shared: never modified) and its
+// modification time.
+func (rf *runFiles) read(p string) ([]byte, time.Time, error) {
 	rf.mu.Lock()
 	defer rf.mu.Unlock()
 	if f := rf.t.files[p]; f != nil {
-		return f.data, nil
+		return f.data, orStart(f.mod, rf.run.Started()), nil
 	}
 	if rf.t.folders[p] != nil {
-		return nil, pathError("open", p, errIsFolder)
+		return nil, time.Time{}, pathError("open", p, errIsFolder)
 	}
-	return nil, pathError("open", p, fs.ErrNotExist)
+	return nil, time.Time{}, pathError("open", p, fs.ErrNotExist)
 }
 
 func (rf *runFiles) stat(p string) (info, error) {

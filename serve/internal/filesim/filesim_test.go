@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -576,5 +577,53 @@ func TestAcceptErrors(t *testing.T) {
 	defer c.Close()
 	if _, err := c.Stat("/welcome.txt"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestConcurrentWriters: SFTP sessions and HTTP clients writing into one
+// run at once lose nothing, and every write is an event.
+func TestConcurrentWriters(t *testing.T) {
+	sb := simtest.Start(t, seed, serve.Options{})
+	run := sb.NewRun(`{"id": "many"}`)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			c, err := dialSFTP(sb.Srv.SFTPAddr(), run.Credentials.SFTP.User, run.Credentials.SFTP.Password)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer c.Close()
+			for i := range 20 {
+				f, err := c.Create(fmt.Sprintf("/outbox/s%d-%d", w, i))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				f.Write([]byte("sftp"))
+				if err := f.Close(); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				if code, body := sb.Do("PUT", fmt.Sprintf("%s/outbox/h%d-%d", run.Endpoints["files"], w, i), run.Token, "", []byte("http")); code != 201 {
+					t.Errorf("PUT: %d %s", code, body)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	snap := sb.Complete(run)
+	entries, _ := os.ReadDir(filepath.Join(snap, "sftp", "outbox"))
+	if len(entries) != 161 { // README.txt and 160 writes
+		t.Errorf("outbox holds %d entries, want 161", len(entries))
+	}
+	if events := simtest.Events(t, snap, "sftp"); len(events) != 160 {
+		t.Errorf("%d events, want 160", len(events))
 	}
 }

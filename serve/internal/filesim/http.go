@@ -79,7 +79,7 @@ func (rf *runFiles) serveList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (rf *runFiles) serveFile(w http.ResponseWriter, r *http.Request, p string) {
-	data, err := rf.read(p)
+	data, mod, err := rf.read(p)
 	if err != nil {
 		if errors.Is(err, errIsFolder) {
 			err = pathError("open", p, fs.ErrNotExist) // a folder is not a file of the API
@@ -87,7 +87,6 @@ func (rf *runFiles) serveFile(w http.ResponseWriter, r *http.Request, p string) 
 		writeError(w, err)
 		return
 	}
-	fi, _ := rf.stat(p)
 	ct := mime.TypeByExtension(path.Ext(p))
 	if ct == "" {
 		ct = "application/octet-stream"
@@ -95,7 +94,7 @@ func (rf *runFiles) serveFile(w http.ResponseWriter, r *http.Request, p string) 
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-	w.Header().Set("Last-Modified", fi.mod.UTC().Format(http.TimeFormat))
+	w.Header().Set("Last-Modified", mod.UTC().Format(http.TimeFormat))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(data)
@@ -109,17 +108,16 @@ func (rf *runFiles) servePut(w http.ResponseWriter, r *http.Request, p string) {
 	if !ok {
 		return
 	}
-	replaced, err := rf.put(p, body, true, "http", 0)
+	replaced, mod, err := rf.put(p, body, true, "http", 0)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	fi, _ := rf.stat(p)
 	status := http.StatusCreated
 	if replaced {
 		status = http.StatusOK
 	}
-	sim.WriteJSON(w, status, entry{Path: p, Size: fi.size, Modified: stamp(fi.mod)})
+	sim.WriteJSON(w, status, entry{Path: p, Size: int64(len(body)), Modified: stamp(mod)})
 }
 
 // writeError answers a failed operation with its HTTP status.

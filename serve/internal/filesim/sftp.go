@@ -36,7 +36,7 @@ func (h *sftpHandler) Fileread(r *sftp.Request) (io.ReaderAt, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := h.rf.read(p)
+	data, _, err := h.rf.read(p)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func (u *upload) Close() error {
 		data = bytes.Clone(data)
 	}
 	u.buf = nil
-	if _, err := u.rf.put(u.path, data, false, "sftp", held); err != nil {
+	if _, _, err := u.rf.put(u.path, data, false, "sftp", held); err != nil {
 		u.rf.unhold(held)
 		return err
 	}
@@ -248,16 +248,22 @@ func (h *sftpHandler) setstat(r *sftp.Request) error {
 	if size > MaxFileSize {
 		return pathError("setstat", p, errFileSize)
 	}
-	data, err := h.rf.read(p)
+	data, _, err := h.rf.read(p)
 	if err != nil {
 		return err
 	}
 	if int64(len(data)) == int64(size) {
 		return nil
 	}
+	// Reserve before allocating, as an upload does.
+	if err := h.rf.hold(int64(size)); err != nil {
+		return pathError("setstat", p, err)
+	}
 	resized := make([]byte, size)
 	copy(resized, data)
-	_, err = h.rf.put(p, resized, false, "sftp", 0)
+	if _, _, err = h.rf.put(p, resized, false, "sftp", int64(size)); err != nil {
+		h.rf.unhold(int64(size))
+	}
 	return err
 }
 

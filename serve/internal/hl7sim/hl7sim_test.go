@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -301,5 +302,49 @@ func TestBadSeed(t *testing.T) {
 	// No hl7/ at all is an empty inbox.
 	if _, err := hl7sim.New(fstest.MapFS{}); err != nil {
 		t.Errorf("no inbox: %v", err)
+	}
+}
+
+// TestConcurrentTransports: messages sent at once over several MLLP
+// connections and HTTP are all captured, and the snapshot's order is the
+// events' order.
+func TestConcurrentTransports(t *testing.T) {
+	sb := simtest.Start(t, seed, serve.Options{})
+	run := sb.NewRun(`{"id": "many"}`)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			var msgs []string
+			for i := range 25 {
+				msgs = append(msgs, order(fmt.Sprintf("M%d-%d", w, i), "1"))
+			}
+			mllp(t, run.Endpoints["hl7_mllp"], msgs...)
+		}()
+		go func() {
+			defer wg.Done()
+			for i := range 25 {
+				post(t, sb, run, "text/plain", order(fmt.Sprintf("H%d-%d", w, i), "1"))
+			}
+		}()
+	}
+	wg.Wait()
+	snap := sb.Complete(run)
+	var files []string
+	for i := 1; i <= 200; i++ {
+		data, err := os.ReadFile(filepath.Join(snap, "hl7", fmt.Sprintf("%04d.hl7", i)))
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		m, _ := hl7.ParseMessage(data)
+		files = append(files, m.ControlID())
+	}
+	var events []string
+	for _, e := range simtest.Events(t, snap, "hl7") {
+		events = append(events, e["control_id"].(string))
+	}
+	if strings.Join(files, ",") != strings.Join(events, ",") {
+		t.Errorf("snapshot order and event order differ:\n%v\n%v", files, events)
 	}
 }
