@@ -130,9 +130,12 @@
 //   - ACKs use original-mode codes (AA, AE, AR) whatever MSH.15/16 ask. The
 //     ACK's MSH swaps sender and receiver, echoes MSH.11 and MSH.12
 //     (defaulting to P and 2.5), reads MSH.9 ACK^<trigger>^ACK and takes
-//     MSH.10 ACK<n>. A refusal adds ERR with ERR.3 from HL7 table 0357 (100
-//     segment sequence error, 101 required field missing, 102 data type
-//     error, 207 otherwise), ERR.4 E and the reason in ERR.8.
+//     MSH.10 ACK<n>. The ACK of a header that cannot be read is written
+//     with the default delimiters, in the sender's field separator only
+//     when that is none of ^~\& (so the ACK always parses). A refusal
+//     adds ERR with ERR.3 from HL7 table 0357 (100 segment sequence error,
+//     101 required field missing, 102 data type error, 207 otherwise),
+//     ERR.4 E and the reason in ERR.8.
 //   - One ACK per frame. A frame holding a batch is kept whole and ACKed
 //     with its first message's control id. A message whose MSH has no
 //     message type (MSH.9.1) or no control id (MSH.10), such as a bare

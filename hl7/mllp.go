@@ -705,7 +705,10 @@ func findMSH(frame []byte) (msh []byte, d Delimiters, ok bool) {
 		}
 		got, _, err := readDelimiters(line)
 		if err != nil {
-			if len(line) > 3 && !bad(line[3]) {
+			// Echo the sender's field separator, unless it is one of
+			// the default encoding characters the ACK falls back to:
+			// the ACK would not parse.
+			if len(line) > 3 && !bad(line[3]) && bytes.IndexByte([]byte(DefaultDelimiters.EncodingCharacters()), line[3]) < 0 {
 				d.Field = line[3]
 				return line, d, false
 			}

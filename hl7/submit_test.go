@@ -39,6 +39,8 @@ func TestListenerSubmit(t *testing.T) {
 		{name: "LF terminators", data: strings.ReplaceAll(message("S-2"), "\r", "\n"), code: "AA", id: "S-2", typ: "ADT", kept: true},
 		{name: "body does not parse", data: message("S-3", "oops"), code: "AE", id: "S-3", typ: "ADT", err8: "segment ID"},
 		{name: "header unreadable", data: "MSH|", code: "AR", err8: "unreadable header"},
+		{name: "header unreadable, ~ as field separator", data: "MSH~", code: "AR", err8: "unreadable header"},
+		{name: "& as field separator, no MSH.9", data: "MSH&^~\\&&A&B", code: "AR", err8: "MSH.9"},
 		{name: "not HL7", data: `{"payload": 1}`, code: "AR", err8: "segment ID"},
 		{name: "no control id", data: "MSH|^~\\&|A|B|C|D|20250101||ADT^A01|||2.5\r", code: "AR", typ: "ADT", err8: "MSH.10"},
 		{name: "over MaxFrameSize", data: message("S-4", "NTE|1||"+strings.Repeat("x", 5000)), code: "AR", id: "S-4", typ: "ADT", err8: "frame too large"},
@@ -78,11 +80,11 @@ func TestListenerSubmit(t *testing.T) {
 		t.Errorf("kept %s", got)
 	}
 	rejects := mustRejects(t, l)
-	if len(rejects) != 6 || rejects[0].Index != 2 || rejects[0].From != "http 127.0.0.1:1" || rejects[5].Index != 7 || !errors.Is(rejects[5].Err, hl7.ErrBusy) || !errors.Is(rejects[4].Err, hl7.ErrFrameTooLarge) {
+	if len(rejects) != 8 || rejects[0].Index != 2 || rejects[0].From != "http 127.0.0.1:1" || rejects[7].Index != 9 || !errors.Is(rejects[7].Err, hl7.ErrBusy) || !errors.Is(rejects[6].Err, hl7.ErrFrameTooLarge) {
 		t.Errorf("rejects %v", rejects)
 	}
-	if len(heard) != 8 {
-		t.Errorf("Answered heard %d inputs, want 8", len(heard))
+	if len(heard) != 10 {
+		t.Errorf("Answered heard %d inputs, want 10", len(heard))
 	}
 }
 
