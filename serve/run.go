@@ -153,6 +153,8 @@ func (r simRun) Emit(e sim.Event) { r.emit(e) }
 
 func (r simRun) Payer() *payer.Ledger { return r.ledger }
 
+func (r simRun) Touch() { r.lastSeen.Store(time.Now().UnixNano()) }
+
 func (r simRun) Reserve(n int64) error {
 	if n <= 0 {
 		return nil

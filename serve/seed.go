@@ -7,6 +7,8 @@ import (
 
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/payer"
+	"github.com/assaykit/assay/serve/internal/filesim"
+	"github.com/assaykit/assay/serve/internal/hl7sim"
 	"github.com/assaykit/assay/serve/internal/sim"
 )
 
@@ -31,7 +33,10 @@ func readPolicy(seed fs.FS) (*payer.Policy, error) {
 
 // simulators are the constructors of every simulator, each reading its own
 // part of the seed once.
-var simulators []func(seed fs.FS) (sim.Sim, error)
+var simulators = []func(seed fs.FS) (sim.Sim, error){
+	hl7sim.New,
+	filesim.New,
+}
 
 func buildSims(seed fs.FS) ([]sim.Sim, error) {
 	var out []sim.Sim

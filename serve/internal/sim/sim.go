@@ -54,6 +54,10 @@ type Run interface {
 	Credentials(name string) (user, password string)
 	// Logf writes a line to the sandbox's log (stderr of assay serve).
 	Logf(format string, args ...any)
+	// Touch marks the run as in use, for --ttl: the frame counts HTTP
+	// requests itself; a simulator with a listener of its own (MLLP, SSH)
+	// calls Touch for each request it serves there.
+	Touch()
 	// Payer is the run's ledger at the payer: the one truth the
 	// clearinghouse, the portal and the phone line share. It is nil when
 	// the seed has no payer/policy.json (those simulators then answer 503
@@ -178,3 +182,24 @@ type Digest struct {
 
 // MaxEventBody is the most of a body an event copies.
 const MaxEventBody = 4 << 10
+
+// ReadRequestBody reads r's body as ReadBody does; when that fails it
+// answers the request itself (413 PAYLOAD_TOO_LARGE for a body over limit,
+// 400 VALIDATION_ERROR otherwise) and returns false.
+func ReadRequestBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
+	data, err := ReadBody(w, r, limit)
+	switch {
+	case errors.Is(err, ErrTooLarge):
+		WriteJSONError(w, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", err.Error(), nil)
+	case err != nil:
+		WriteJSONError(w, http.StatusBadRequest, "VALIDATION_ERROR", err.Error(), nil)
+	}
+	return data, err == nil
+}
+
+// MethodNotAllowed answers 405 with the Allow header and the sandbox's
+// error body.
+func MethodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
+	w.Header().Set("Allow", allow)
+	WriteJSONError(w, http.StatusMethodNotAllowed, "VALIDATION_ERROR", r.Method+" is not allowed on "+r.URL.Path, nil)
+}
