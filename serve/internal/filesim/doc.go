@@ -81,8 +81,9 @@
 //     before the close drops it. Reads see the last closed version.
 //     Without truncation the buffer starts as the file's bytes; appends go
 //     to the end.
-//   - Bounds: a file at most 64 MiB (an SFTP write past it fails; an HTTP
-//     body is capped at 16 MiB by section 13.11, 413), a run's files at
+//   - Bounds: a file at most 64 MiB (an SFTP write past it fails; a larger
+//     HTTP PUT is 413: DESIGN 13's size rules cap "an SFTP or files upload"
+//     at 64 MiB, which rules over the general 16 MiB body cap), a run's files at
 //     most 256 MiB together and its open uploads at most 256 MiB more, at
 //     most 100,000 files and folders per run; past them a write is
 //     refused (507 over HTTP, a failure status over SFTP). The sandbox's
