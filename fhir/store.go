@@ -1,11 +1,13 @@
 package fhir
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"sort"
@@ -817,4 +819,43 @@ func (t *typeTable) values(code string, e *entry) []ival {
 		out = extract(p.Type, v, out)
 	}
 	return out
+}
+
+// WriteBundle writes every current resource of s (not the deleted ones)
+// as a Bundle of type collection, by type then id in byte order, one
+// entry a line: the sandbox snapshot's fhir/store.json. LoadJSON reads it
+// back to the same resources, meta included.
+func (s *Store) WriteBundle(w io.Writer) error {
+	s.mu.RLock()
+	names := make([]string, 0, len(s.types))
+	for name := range s.types {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var list []*entry
+	for _, name := range names {
+		t := s.types[name]
+		start := len(list)
+		for _, e := range t.entries {
+			if !e.deleted {
+				list = append(list, e)
+			}
+		}
+		part := list[start:]
+		sort.Slice(part, func(i, j int) bool { return part[i].id < part[j].id })
+	}
+	s.mu.RUnlock()
+	// Entries never change once stored: write them unlocked.
+	bw := bufio.NewWriter(w)
+	bw.WriteString(`{"resourceType":"Bundle","type":"collection","entry":[`)
+	for i, e := range list {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n{\"resource\":")
+		bw.WriteString(e.raw)
+		bw.WriteByte('}')
+	}
+	bw.WriteString("\n]}\n")
+	return bw.Flush()
 }
