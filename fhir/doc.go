@@ -150,9 +150,9 @@
 //     every resource of the type. The first search of a parameter builds its
 //     index (about 0.25 s for a token over 100,000 resources);
 //     Store.Index builds chosen ones ahead, at load time. Building every
-//     parameter's index at load instead would cost 277 extractions per
+//     parameter's index at load instead would cost 305 extractions per
 //     resource, mostly for parameters a store is never searched by.
-//   - The generated table holds 277 parameters for the 15 types (plus 8 of
+//   - The generated table holds 305 parameters for the 17 types (plus 8 of
 //     Resource); the 9 composite ones and the two without an expression
 //     (_content, _query) are refused as unsupported, and names the table
 //     lacks (_has, _list, _type, _text, chains) as unknown.
