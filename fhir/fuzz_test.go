@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // FuzzParseDateRange: any text either parses to a non-empty range or is a
@@ -102,6 +104,10 @@ func FuzzHandler(f *testing.F) {
 	f.Add("DELETE", "/Patient/eve", "", "")
 	f.Add("GET", "/Encounter", "date=ge2023&date=lt2024-01-01T00:00:00%2B01:00&_offset=1", "")
 	f.Add("GET", "/metadata", "", "")
+	f.Add("POST", "/", "", `{"resourceType":"Bundle","type":"transaction","entry":[{"fullUrl":"urn:uuid:1","resource":{"resourceType":"Patient"},"request":{"method":"POST","url":"Patient","ifNoneExist":"family=muller"}}]}`)
+	f.Add("GET", "/Patient/eve/_history", "_count=1", "")
+	f.Add("PUT", "/Patient", "family=muller", `{"resourceType":"Patient"}`)
+	f.Add("DELETE", "/Patient", "family=eve", "")
 	data, err := os.ReadFile("testdata/people.json")
 	if err != nil {
 		f.Fatal(err)
@@ -121,6 +127,54 @@ func FuzzHandler(f *testing.F) {
 		NewHandler(s).ServeHTTP(rec, req)
 		if b := rec.Body.Bytes(); len(b) > 0 && method != http.MethodHead && !json.Valid(b) {
 			t.Errorf("%s %s?%s: not JSON: %.200s", method, path, query, b)
+		}
+	})
+}
+
+// FuzzTransaction: any POST [base] body either is refused (an
+// OperationOutcome's status, never a 500, and the store unchanged) or
+// answers a response Bundle with an entry per entry; either way the store
+// keeps its invariants, and the store it was cloned from is untouched.
+func FuzzTransaction(f *testing.F) {
+	names, _ := filepath.Glob("testdata/synthea/*.json")
+	for _, name := range names {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
+	}
+	for _, c := range medplumTxCases {
+		f.Add([]byte(c.bundle))
+	}
+	f.Add([]byte(`{"resourceType":"Bundle","type":"transaction","entry":[{"fullUrl":"urn:uuid:a","resource":{"resourceType":"Patient","link":[{"other":{"reference":"urn:uuid:b"}}]},"request":{"method":"POST","url":"Patient"}},{"fullUrl":"urn:uuid:b","resource":{"resourceType":"Patient","link":[{"other":{"reference":"urn:uuid:a"}}]},"request":{"method":"PUT","url":"Patient?identifier=x|y"}}]}`))
+	f.Add([]byte(`{"resourceType":"Bundle","type":"batch","entry":[{"request":{"method":"DELETE","url":"Patient?identifier=urn:mrn|twin"}},{"request":{"method":"GET","url":"Patient/old/_history?_count=1"}},{"resource":{"resourceType":"Patient","meta":3},"request":{"method":"PUT","url":"Patient/old","ifMatch":"W/\"1\""}}]}`))
+	base := NewStore()
+	if _, err := base.LoadJSON([]byte(txSeedMedplum)); err != nil {
+		f.Fatal(err)
+	}
+	seed := bundleOf(f, base)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := base.Clone()
+		before := bundleOf(t, s)
+		all, cur := s.Size()
+		out, err := s.Transact(data, "http://fhir.test")
+		if err != nil {
+			if status, _ := errorStatus(err); status >= 500 && status != 507 {
+				t.Errorf("status %d for %v", status, err)
+			}
+			if a, c := s.Size(); bundleOf(t, s) != before || a != all || c != cur {
+				t.Errorf("a refused Bundle changed the store: %v", err)
+			}
+		} else {
+			resp := gjson.ParseBytes(out)
+			if !json.Valid(out) || !strings.HasSuffix(resp.Get("type").Str, "-response") || resp.Get("entry.#").Int() != gjson.GetBytes(data, "entry.#").Int() {
+				t.Errorf("response %.300s", out)
+			}
+		}
+		if err := checkStore(s); err != nil {
+			t.Error(err)
+		}
+		if bundleOf(t, base) != seed {
+			t.Error("a clone's transaction changed its origin")
 		}
 	})
 }
