@@ -609,16 +609,40 @@ func withID(raw, id string) string {
 	return raw[:v.Index] + strconv.Quote(id) + raw[v.Index+len(v.Raw):]
 }
 
-// rewriteURNs replaces "urn:uuid:..." strings that name resources of the
-// same Bundle by their Type/id.
+// rewriteURNs replaces the JSON strings of raw that equal a fullUrl of
+// urns (urn:uuid:..., urn:oid:...) by the Type/id it names, in one pass.
 func rewriteURNs(raw string, urns map[string]string) string {
 	if len(urns) == 0 || !strings.Contains(raw, `"urn:`) {
 		return raw
 	}
-	for urn, ref := range urns {
-		raw = strings.ReplaceAll(raw, strconv.Quote(urn), strconv.Quote(ref))
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		j := i + 1
+		for j < len(raw) && raw[j] != '"' {
+			if raw[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(raw) {
+			break
+		}
+		if ref, ok := urns[raw[i+1:j]]; ok && strings.HasPrefix(raw[i+1:j], "urn:") {
+			b.WriteString(raw[last:i])
+			b.WriteString(strconv.Quote(ref))
+			last = j + 1
+		}
+		i = j
 	}
-	return raw
+	if last == 0 {
+		return raw
+	}
+	b.WriteString(raw[last:])
+	return b.String()
 }
 
 // setMeta writes meta.versionId and, when stamp is not empty,
