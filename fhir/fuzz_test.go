@@ -1,6 +1,7 @@
 package fhir
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -175,6 +176,79 @@ func FuzzTransaction(f *testing.F) {
 		}
 		if bundleOf(t, base) != seed {
 			t.Error("a clone's transaction changed its origin")
+		}
+	})
+}
+
+// repeatedKey is checkJSON's reference: encoding/json's tokens, each
+// object's keys in a set. It reports a repeated key and the deepest
+// nesting of valid JSON.
+func repeatedKey(data []byte) (repeated bool, depth int) {
+	type frame struct {
+		keys    map[string]bool
+		wantKey bool
+	}
+	var stack []*frame
+	dec := json.NewDecoder(bytes.NewReader(data))
+	done := func() { // a value ended: its object wants a key again
+		if n := len(stack); n > 0 && stack[n-1].keys != nil {
+			stack[n-1].wantKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return repeated, depth
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				f := &frame{}
+				if v == '{' {
+					f.keys, f.wantKey = map[string]bool{}, true
+				}
+				stack = append(stack, f)
+				depth = max(depth, len(stack))
+			default:
+				stack = stack[:len(stack)-1]
+				done()
+			}
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].keys != nil && stack[n-1].wantKey {
+				f := stack[n-1]
+				if f.keys[v] {
+					repeated = true
+				}
+				f.keys[v], f.wantKey = true, false
+				continue
+			}
+			done()
+		default:
+			done()
+		}
+	}
+}
+
+// FuzzCheckJSON holds checkJSON to its reference on valid JSON: an error
+// exactly when a key repeats or the nesting passes MaxDepth.
+func FuzzCheckJSON(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":1},"b":{"a":1,"a":[{"x":1,"x":2}]}}`, `{"a\u0062":1,"ab":2}`, `[{"a":1},{"a":1}]`,
+		`{"k":"a\"b","k\"":1}`, `{"a":[1,2,{"b":[]}],"c":{}}`, strings.Repeat("[", 129) + strings.Repeat("]", 129), `{"a":"{\"b\":1,\"b\":2}"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			checkJSON(data, true) // must not panic
+			return
+		}
+		repeated, depth := repeatedKey(data)
+		je := checkJSON(data, true)
+		if (je != nil) != (repeated || depth > MaxDepth) {
+			t.Errorf("%q: checkJSON %v, reference: repeated %v, depth %d", data, je, repeated, depth)
+		}
+		if je := checkJSON(data, false); (je != nil) != (depth > MaxDepth) {
+			t.Errorf("%q: depth only: %v, depth %d", data, je, depth)
 		}
 	})
 }

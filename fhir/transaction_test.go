@@ -225,6 +225,15 @@ func TestTransactionFailures(t *testing.T) {
 			}
 		})
 	}
+	// A Bundle over the body cap is a 413, the store unchanged.
+	capped := txStore(t)
+	before := snapshot(t, capped)
+	small := httptest.NewServer(&fhir.Handler{Store: capped, MaxBodySize: 1000})
+	defer small.Close()
+	huge := tx(`{"resource":{"resourceType":"Patient","name":[{"family":"` + strings.Repeat("h", 2000) + `"}]},"request":{"method":"POST","url":"Patient"}}`)
+	if status, _, b := request(t, "POST", small.URL, huge); status != 413 || b.Get("issue.0.code").Str != "too-costly" || snapshot(t, capped) != before {
+		t.Errorf("a Bundle over the cap: %d %s", status, b.Raw)
+	}
 	// The error names the failing entry.
 	s := txStore(t)
 	srv := httptest.NewServer(fhir.NewHandler(s))
