@@ -144,9 +144,10 @@
 // WithMaxCurrentBytes bounds the current versions alone, and WithReserve
 // sets a hook each write consults with the bytes it adds before it
 // commits (a sandbox charges its memory budget through it). A write past
-// a bound is refused with a BoundError naming it (HTTP 507), and a write
-// that does not grow what is bounded (a delete, a shorter update) is never
-// refused. A request body with a key repeated in any object (which JSON
+// a bound is refused with a BoundError naming it (HTTP 507); a write that
+// does not grow what a bound counts (a delete, a shorter update) never
+// passes it, though the Reserve hook may still refuse the table a clone
+// copies on its first write to a type. A request body with a key repeated in any object (which JSON
 // parsers read differently) or a meta that is not an object is a 400;
 // JSON nested deeper than MaxDepth levels is refused wherever it is read.
 //

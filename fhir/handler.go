@@ -197,18 +197,18 @@ func (h *Handler) body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 
 // render holds what rendering a Bundle needs of a request.
 type render struct {
-	base             string
-	pageSize, maxPag int
-	minimal          bool // Prefer: return=minimal
+	base              string
+	pageSize, maxPage int
+	minimal           bool // Prefer: return=minimal
 }
 
 func (h *Handler) render(r *http.Request) render {
-	rc := render{base: h.base(r), pageSize: h.DefaultPageSize, maxPag: h.MaxPageSize}
+	rc := render{base: h.base(r), pageSize: h.DefaultPageSize, maxPage: h.MaxPageSize}
 	if rc.pageSize <= 0 {
 		rc.pageSize = DefaultPageSize
 	}
-	if rc.maxPag <= 0 {
-		rc.maxPag = DefaultMaxPageSize
+	if rc.maxPage <= 0 {
+		rc.maxPage = DefaultMaxPageSize
 	}
 	rc.minimal = strings.Contains(r.Header.Get("Prefer"), "return=minimal")
 	return rc
@@ -244,7 +244,7 @@ func (rc render) page(q *query, total int) (start, end, size int) {
 	if q.count >= 0 {
 		size = q.count
 	}
-	size = min(size, rc.maxPag)
+	size = min(size, rc.maxPage)
 	start = min(q.offset, total)
 	end = min(start+size, total)
 	return start, end, size
@@ -406,7 +406,7 @@ func (s *Store) Transact(bundle []byte, baseURL string) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	render{base: strings.TrimRight(baseURL, "/"), pageSize: DefaultPageSize, maxPag: DefaultMaxPageSize}.response(&b, res)
+	render{base: strings.TrimRight(baseURL, "/"), pageSize: DefaultPageSize, maxPage: DefaultMaxPageSize}.response(&b, res)
 	return b.Bytes(), nil
 }
 
