@@ -464,11 +464,14 @@ func conditionalRef(ref string) (typ, query string, ok bool) {
 }
 
 // resolveRefs resolves the conditional references (Type?query) of the
-// resource o wrote to their one match, amending it in place: no match is
-// ErrNotFound, several ErrPreconditionFailed (R4 http.html#trules).
-func (r *bundleRun) resolveRefs(o *op) error {
+// resource o wrote to their one match and returns the resource with them
+// replaced ("" when it has none): no match is ErrNotFound, several
+// ErrPreconditionFailed (R4 http.html#trules). It only searches: amending
+// what a transaction wrote waits until every reference is resolved, so
+// that the searches share the indexes a write would drop.
+func (r *bundleRun) resolveRefs(o *op) (string, error) {
 	if o.e == nil || o.existing != nil || o.e.deleted || !strings.Contains(o.e.raw, "?") {
-		return nil
+		return "", nil
 	}
 	type edit struct {
 		at, n int
@@ -507,7 +510,7 @@ func (r *bundleRun) resolveRefs(o *op) error {
 		return true
 	})
 	if err != nil || len(edits) == 0 {
-		return err
+		return "", err
 	}
 	var b strings.Builder
 	last := 0
@@ -517,8 +520,7 @@ func (r *bundleRun) resolveRefs(o *op) error {
 		last = e.at + e.n
 	}
 	b.WriteString(o.e.raw[last:])
-	o.e = r.x.amend(o.typ, o.id, b.String())
-	return nil
+	return b.String(), nil
 }
 
 // read runs a GET or HEAD entry.
@@ -715,9 +717,16 @@ func (s *Store) transaction(order []*op, load bool) error {
 			return fail(o, err)
 		}
 	}
-	for _, o := range writes {
-		if err := r.resolveRefs(o); err != nil {
+	amended := make([]string, len(writes))
+	for i, o := range writes {
+		var err error
+		if amended[i], err = r.resolveRefs(o); err != nil {
 			return fail(o, err)
+		}
+	}
+	for i, o := range writes {
+		if amended[i] != "" {
+			o.e = x.amend(o.typ, o.id, amended[i])
 		}
 	}
 	for _, o := range order {
@@ -745,7 +754,10 @@ func (s *Store) batch(order []*op, load bool) {
 			err = r.read(o)
 		} else if err == nil {
 			if err = r.apply(o); err == nil {
-				err = r.resolveRefs(o)
+				var raw string
+				if raw, err = r.resolveRefs(o); raw != "" {
+					o.e = x.amend(o.typ, o.id, raw)
+				}
 			}
 		}
 		if err == nil {
