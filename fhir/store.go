@@ -264,10 +264,12 @@ func (t *typeTable) invalidate() {
 	clear(t.ix.dateIx)
 }
 
-// copy returns a table of the same resources that the caller owns. The
-// entries and histories are shared; the slices and maps that writes change
-// are copied.
-func (t *typeTable) copy() *typeTable {
+// copy returns a table of the same resources that the caller owns, and an
+// estimate of the bytes it takes (a map entry, an entry pointer and a
+// history per resource, and a slot per built column). The entries and
+// histories are shared; the slices and maps that writes change are
+// copied.
+func (t *typeTable) copy() (*typeTable, int64) {
 	c := newTable(t.name)
 	c.entries = append(make([]*entry, 0, len(t.entries)+1), t.entries...)
 	c.hist = append(make([]history, 0, len(t.hist)+1), t.hist...)
@@ -280,14 +282,9 @@ func (t *typeTable) copy() *typeTable {
 	for code, col := range t.ix.columns {
 		c.ix.columns[code] = append(make([][]ival, 0, len(col)+1), col...)
 	}
+	cost := int64(len(t.entries)) * int64(112+24*len(t.ix.columns))
 	t.ix.mu.RUnlock()
-	return c
-}
-
-// copyCost estimates the bytes a copy of t takes: a map entry, an entry
-// pointer and a history per resource, and a slot per column.
-func (t *typeTable) copyCost() int64 {
-	return int64(len(t.entries)) * int64(112+24*len(t.ix.columns))
+	return c, cost
 }
 
 // Store is an in-memory FHIR R4 store: any resource type is stored and

@@ -90,9 +90,9 @@ func (x *txn) table(typ string) *typeTable {
 		x.undo = append(x.undo, func() { delete(s.types, typ) })
 		return c
 	case t.shared.Load():
-		c := t.copy()
+		c, cost := t.copy()
 		s.types[typ] = c
-		x.copied += t.copyCost()
+		x.copied += cost
 		x.undo = append(x.undo, func() { s.types[typ] = t })
 		return c
 	}
