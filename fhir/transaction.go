@@ -413,10 +413,10 @@ func (r *bundleRun) rewrite(o *op, raw string) (string, error) {
 		return raw, nil
 	}
 	var err error
-	walkReferences(gjson.Parse(raw), "", func(ptr string, v gjson.Result) bool {
+	walkReferences(gjson.Parse(raw), func(ptr func() string, v gjson.Result) bool {
 		if strings.HasPrefix(v.Str, "urn:uuid:") || strings.HasPrefix(v.Str, "urn:oid:") {
 			if _, ok := r.urns[v.Str]; !ok {
-				err = o.fail("/resource"+ptr, fmt.Errorf("the reference %q names no entry of the Bundle (no fullUrl is %[1]q)", v.Str))
+				err = o.fail("/resource"+ptr(), fmt.Errorf("the reference %q names no entry of the Bundle (no fullUrl is %[1]q)", v.Str))
 				return false
 			}
 		}
@@ -428,33 +428,45 @@ func (r *bundleRun) rewrite(o *op, raw string) (string, error) {
 	return rewriteURNs(raw, r.urns), nil
 }
 
-// walkReferences calls fn with every string "reference" member of v (and
-// its JSON pointer below ptr) until fn returns false. Nesting is bounded by
+// walkReferences calls fn with every string "reference" member of v until
+// fn returns false; ptr gives the member's JSON pointer (built only when
+// asked: a Bundle has thousands of members). Nesting is bounded by
 // MaxDepth, checked when the document was read.
-func walkReferences(v gjson.Result, ptr string, fn func(ptr string, v gjson.Result) bool) bool {
-	more := true
-	switch {
-	case v.IsObject():
-		v.ForEach(func(k, m gjson.Result) bool {
-			p := ptr + "/" + pointerEscaper.Replace(k.Str)
-			if k.Str == "reference" && m.Type == gjson.String {
-				more = fn(p, m)
-			} else if m.IsObject() || m.IsArray() {
-				more = walkReferences(m, p, fn)
-			}
-			return more
-		})
-	case v.IsArray():
-		i := 0
-		v.ForEach(func(_, m gjson.Result) bool {
-			if m.IsObject() || m.IsArray() {
-				more = walkReferences(m, ptr+"/"+strconv.Itoa(i), fn)
-			}
-			i++
-			return more
-		})
+func walkReferences(v gjson.Result, fn func(ptr func() string, v gjson.Result) bool) {
+	var path []string
+	ptr := func() string {
+		var b strings.Builder
+		for _, p := range path {
+			b.WriteByte('/')
+			b.WriteString(pointerEscaper.Replace(p))
+		}
+		return b.String()
 	}
-	return more
+	var walk func(v gjson.Result) bool
+	walk = func(v gjson.Result) bool {
+		more := true
+		i := 0
+		v.ForEach(func(k, m gjson.Result) bool {
+			name := k.Str
+			if !v.IsObject() {
+				name = strconv.Itoa(i)
+				i++
+			}
+			path = append(path, name)
+			switch {
+			case name == "reference" && v.IsObject() && m.Type == gjson.String:
+				more = fn(ptr, m)
+			case m.IsObject() || m.IsArray():
+				more = walk(m)
+			}
+			path = path[:len(path)-1]
+			return more
+		})
+		return more
+	}
+	if v.IsObject() || v.IsArray() {
+		walk(v)
+	}
 }
 
 // conditionalRef splits a conditional reference, Type?query.
@@ -479,7 +491,7 @@ func (r *bundleRun) resolveRefs(o *op) (string, error) {
 	}
 	var edits []edit
 	var err error
-	walkReferences(gjson.Parse(o.e.raw), "", func(ptr string, v gjson.Result) bool {
+	walkReferences(gjson.Parse(o.e.raw), func(ptr func() string, v gjson.Result) bool {
 		typ, query, ok := conditionalRef(v.Str)
 		if !ok {
 			return true
@@ -488,17 +500,17 @@ func (r *bundleRun) resolveRefs(o *op) (string, error) {
 		if !cached {
 			params, perr := parseQueryString(query)
 			if perr != nil {
-				err = o.fail("/resource"+ptr, perr)
+				err = o.fail("/resource"+ptr(), perr)
 				return false
 			}
 			found, ferr := r.find(typ, params)
 			switch {
 			case ferr != nil:
-				err = o.fail("/resource"+ptr, ferr)
+				err = o.fail("/resource"+ptr(), ferr)
 			case len(found) == 0:
-				err = fmt.Errorf("/resource%s: the conditional reference %q matches nothing: %w", ptr, v.Str, ErrNotFound)
+				err = fmt.Errorf("/resource%s: the conditional reference %q matches nothing: %w", ptr(), v.Str, ErrNotFound)
 			case len(found) > 1:
-				err = fmt.Errorf("/resource%s: the conditional reference %q matches %s: %w", ptr, v.Str, matches(len(found)), errMultipleMatches)
+				err = fmt.Errorf("/resource%s: the conditional reference %q matches %s: %w", ptr(), v.Str, matches(len(found)), errMultipleMatches)
 			}
 			if err != nil {
 				return false

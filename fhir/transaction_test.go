@@ -225,6 +225,15 @@ func TestTransactionFailures(t *testing.T) {
 			}
 		})
 	}
+	// Errors point at the reference at fault.
+	for entry, want := range map[string]string{
+		`{"resource":{"resourceType":"Observation","status":"final","code":{"text":"x"},"subject":{"reference":"` + uuidB + `"}},"request":{"method":"POST","url":"Observation"}}`:                                   "/entry/1/resource/subject/reference",
+		`{"resource":{"resourceType":"Observation","status":"final","code":{"text":"x"},"performer":[{"display":"x"},{"reference":"Practitioner?identifier=x|y"}]},"request":{"method":"POST","url":"Observation"}}`: "/resource/performer/1/reference",
+	} {
+		if _, err := txStore(t).Transact([]byte(tx(entry)), ""); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v, want it to name %s", err, want)
+		}
+	}
 	// A Bundle over the body cap is a 413, the store unchanged.
 	capped := txStore(t)
 	before := snapshot(t, capped)
