@@ -7,6 +7,7 @@ import (
 
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/payer"
+	"github.com/assaykit/assay/serve/internal/fhirsim"
 	"github.com/assaykit/assay/serve/internal/filesim"
 	"github.com/assaykit/assay/serve/internal/hl7sim"
 	"github.com/assaykit/assay/serve/internal/sim"
@@ -34,6 +35,7 @@ func readPolicy(seed fs.FS) (*payer.Policy, error) {
 // simulators are the constructors of every simulator, each reading its own
 // part of the seed once.
 var simulators = []func(seed fs.FS) (sim.Sim, error){
+	fhirsim.New,
 	hl7sim.New,
 	filesim.New,
 }
