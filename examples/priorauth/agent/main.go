@@ -71,7 +71,11 @@ func run(ctx context.Context, base, token, seed, criteria, runID string) error {
 	}
 	op := &client{token: token}
 	var r runObject
-	if err := op.do(ctx, "POST", base+"/runs", map[string]any{"id": runID}, &r); err != nil {
+	body := map[string]any{"entity": "patient-jane-doe"}
+	if runID != "" {
+		body["id"] = runID
+	}
+	if err := op.do(ctx, "POST", base+"/runs", body, &r); err != nil {
 		return fmt.Errorf("creating a run: %w", err)
 	}
 	fmt.Printf("run %s\n", r.ID)
