@@ -412,4 +412,3 @@ func fhirLoad(base, token, tag string, n int) (time.Duration, error) {
 	}
 	return time.Since(start), nil
 }
-
