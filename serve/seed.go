@@ -7,6 +7,7 @@ import (
 
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/payer"
+	"github.com/assaykit/assay/serve/internal/portalsim"
 	"github.com/assaykit/assay/serve/internal/sim"
 )
 
@@ -31,7 +32,9 @@ func readPolicy(seed fs.FS) (*payer.Policy, error) {
 
 // simulators are the constructors of every simulator, each reading its own
 // part of the seed once.
-var simulators []func(seed fs.FS) (sim.Sim, error)
+var simulators = []func(seed fs.FS) (sim.Sim, error){
+	portalsim.New,
+}
 
 func buildSims(seed fs.FS) ([]sim.Sim, error) {
 	var out []sim.Sim

@@ -1,0 +1,2 @@
+// Package portalsim is assay serve's payer portal.
+package portalsim
