@@ -27,32 +27,32 @@ import (
 // clock stands still, so times in rows and events are exact.
 var start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
-// sandbox is a served frame with the portal, seeded from testdata/seed
+// frame is a served sandbox with the portal, seeded from testdata/seed
 // unless another seed is given.
-type sandbox struct {
+type frame struct {
 	t   testing.TB
 	srv *serve.Server
 }
 
-func newSandbox(t testing.TB, seed fs.FS) *sandbox {
+func newSandbox(t testing.TB, seed fs.FS) *frame {
 	t.Helper()
 	if seed == nil {
 		seed = check.DirFS("testdata/seed")
 	}
 	srv := servetest.Start(t, seed, serve.Options{Clock: start, Now: func() time.Time { return start }})
-	return &sandbox{t: t, srv: srv}
+	return &frame{t: t, srv: srv}
 }
 
 // testRun is one run of the sandbox, as an agent sees it.
 type testRun struct {
-	sb                 *sandbox
+	sb                 *frame
 	run                *serve.Run
 	id, token          string
 	portal, apiBase    string // endpoints
 	username, password string
 }
 
-func (sb *sandbox) newRun(id string) *testRun {
+func (sb *frame) newRun(id string) *testRun {
 	sb.t.Helper()
 	r, err := sb.srv.NewRun(context.Background(), serve.RunOptions{ID: id})
 	if err != nil {
