@@ -71,11 +71,22 @@ type view struct {
 	// status
 	Request     *requestView
 	Attachments []attachmentRow
-	DocTypes    []string
+	DocTypes    []docType
 }
 
+// docType is a choice of the upload form's document type.
+type docType struct{ Value, Label string }
+
 // documentTypes are the upload form's choices.
-var documentTypes = []string{"clinical_notes", "imaging_report", "lab_results", "letter_of_medical_necessity", "referral", "other"}
+var documentTypes = []docType{
+	{"clinical_notes", "Clinical notes"},
+	{"imaging_report", "Imaging report"},
+	{"lab_results", "Lab results"},
+	{"letter_of_medical_necessity", "Letter of medical necessity"},
+	{"operative_plan", "Operative plan"},
+	{"referral", "Referral"},
+	{"other", "Other"},
+}
 
 // render writes a page with status.
 func (rs *runSim) render(w http.ResponseWriter, status int, page string, v *view) {
