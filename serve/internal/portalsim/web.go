@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/assaykit/assay/payer"
 )
@@ -357,8 +358,12 @@ func webSubmission(form map[string]string) (payer.Submission, map[string]string)
 		Notes:           form["notes"],
 		Channel:         channelWeb,
 	}
-	for _, c := range strings.FieldsFunc(form["diagnosis_codes"], func(r rune) bool { return r == ',' || r == ' ' || r == ';' || r == '\n' || r == '\r' || r == '\t' }) {
-		s.DiagnosisCodes = append(s.DiagnosisCodes, c)
+	// Codes are separated by commas, semicolons or white space.
+	codes := strings.FieldsFunc(form["diagnosis_codes"], func(r rune) bool {
+		return r == ',' || r == ';' || unicode.IsSpace(r)
+	})
+	if len(codes) > 0 { // none given reads null, as through the API
+		s.DiagnosisCodes = codes
 	}
 	if u := form["units"]; u != "" {
 		n, err := strconv.Atoi(u)

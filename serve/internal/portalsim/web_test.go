@@ -263,9 +263,16 @@ func TestWebBadInput(t *testing.T) {
 			t.Errorf("run %s holds attachments %s", run.id, r.body)
 		}
 	}
-	// The session still works after all that.
-	if r := b.post(tr.portal+"prior-auths", with(submit, "csrf_token", csrf)); r.status != 303 {
+	// The session still works after all that; fields left empty read null,
+	// as through the API.
+	if r := b.post(tr.portal+"prior-auths", with(with(submit, "csrf_token", csrf), "diagnosis_codes", " , ")); r.status != 303 {
 		t.Errorf("a good post after the bad ones: %d %s", r.status, r.body)
+	}
+	row := tr.api("GET", "/prior-auths/PA-000001", "")
+	for _, k := range []string{"diagnosis_codes", "provider_npi", "service_date", "units"} {
+		if v := row.json(k); v.Type.String() != "Null" {
+			t.Errorf("%s of a web request without it: %s", k, v.Raw)
+		}
 	}
 }
 
