@@ -87,7 +87,11 @@
 //   - Queries: a parameter a call does not take, or one given twice, is 400
 //     naming it. JSON bodies are decoded strictly (unknown or repeated keys,
 //     wrong types: 400 naming each field), at most 1 MiB for a
-//     prior-authorization request.
+//     prior-authorization request. The web's forms and pages ignore fields
+//     and parameters they do not show (a browser sends what a page holds);
+//     the form takes diagnosis codes separated by commas, semicolons or
+//     spaces, and a field left empty reads null in the row, as through the
+//     API.
 //   - GET prior-auths/{auth_number}/attachments lists a request's
 //     attachments; the design has no call for that and an agent needs one.
 //   - Attachments: the filename loses any folder (/ or \), must be
