@@ -10,6 +10,7 @@ import (
 	"github.com/assaykit/assay/serve/internal/fhirsim"
 	"github.com/assaykit/assay/serve/internal/filesim"
 	"github.com/assaykit/assay/serve/internal/hl7sim"
+	"github.com/assaykit/assay/serve/internal/portalsim"
 	"github.com/assaykit/assay/serve/internal/sim"
 )
 
@@ -38,6 +39,7 @@ var simulators = []func(seed fs.FS) (sim.Sim, error){
 	fhirsim.New,
 	hl7sim.New,
 	filesim.New,
+	portalsim.New,
 }
 
 func buildSims(seed fs.FS) ([]sim.Sim, error) {
