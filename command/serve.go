@@ -20,7 +20,7 @@ func init() {
 		summary: "run the sandbox an agent acts in: FHIR, HL7, X12, portal, SFTP and phone endpoints, one isolated run per rollout",
 		usage: "assay serve --seed DIR --out DIR [--listen ADDR] [--port N] [--sftp-port N] [--public-url URL]\n" +
 			"            [--token T] [--run ID] [--criteria FILE] [--max-runs N] [--max-memory BYTES] [--ttl DURATION]\n" +
-			"            [--clock RFC3339]",
+			"            [--clock RFC3339] [--persona-url URL --persona-model M] [--persona-cache FILE]",
 		run: runServe,
 	})
 }
@@ -28,6 +28,7 @@ func init() {
 func runServe(ctx context.Context, c *cli, args []string) int {
 	var (
 		seed, out, listen, publicURL, token, runID, criteria, ttl, clock string
+		personaURL, personaModel, personaCache                           string
 		port, sftpPort, maxRuns                                          int
 		maxMemory                                                        int64
 	)
@@ -45,6 +46,9 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	fs.Int64Var(&maxMemory, "max-memory", serve.DefaultMaxMemory, "the most `BYTES` all runs hold together")
 	fs.StringVar(&ttl, "ttl", serve.DefaultTTL.String(), "complete a run idle this long (a `DURATION` such as 30m)")
 	fs.StringVar(&clock, "clock", "", "start every run's clock at this `RFC3339` time (default the real time)")
+	fs.StringVar(&personaURL, "persona-url", "", "the Chat Completions server (base `URL`) of the phone line's LLM personas; key from $ASSAY_PERSONA_API_KEY")
+	fs.StringVar(&personaModel, "persona-model", "", "the `M`odel the phone line's LLM personas ask")
+	fs.StringVar(&personaCache, "persona-cache", "", "a `FILE` of recorded persona answers: replayed for the same conversation, new ones added")
 	rest, ok := parseFlags(fs, c, args)
 	if !ok {
 		return exitUsage
@@ -62,10 +66,14 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		return c.badInput("serve: --max-runs must be at least 1")
 	case maxMemory < 1:
 		return c.badInput("serve: --max-memory must be a positive number of bytes")
+	case personaURL != "" && personaModel == "":
+		return c.badInput("serve: --persona-url needs --persona-model")
 	}
 	opts := serve.Options{
 		Out: out, Listen: listen, Port: port, SFTPPort: sftpPort, PublicURL: publicURL,
 		Token: token, MaxRuns: maxRuns, MaxMemory: maxMemory, Log: c.stderr,
+		PersonaURL: personaURL, PersonaModel: personaModel, PersonaCache: personaCache,
+		PersonaAPIKey: c.getenv("ASSAY_PERSONA_API_KEY"),
 	}
 	if opts.Token == "" {
 		opts.Token = c.getenv("ASSAY_SERVE_TOKEN")

@@ -31,7 +31,9 @@ func readPolicy(seed fs.FS) (*payer.Policy, error) {
 
 // simulators are the constructors of every simulator, each reading its own
 // part of the seed once.
-var simulators []func(seed fs.FS) (sim.Sim, error)
+var simulators = []func(seed fs.FS) (sim.Sim, error){
+	phoneSim,
+}
 
 func buildSims(seed fs.FS) ([]sim.Sim, error) {
 	var out []sim.Sim
