@@ -116,6 +116,10 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	if err := srv.Start(); err != nil {
 		return c.badInput("serve: %v", err)
 	}
+	// Signals are caught before the ready line: a client that stops the
+	// server as soon as it reads the line must not kill it mid-start.
+	stop, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer cancel()
 	runs := []any{}
 	if runID != "" {
 		r, err := srv.NewRun(ctx, serve.RunOptions{ID: runID})
@@ -132,8 +136,6 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	}
 	fmt.Fprintf(c.stderr, "assay serve: listening on %s (SFTP %s); Ctrl-C completes every active run and exits\n", srv.URL(), orNone(srv.SFTPAddr()))
 
-	stop, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer cancel()
 	<-stop.Done()
 	fmt.Fprintln(c.stderr, "assay serve: stopping: completing every active run")
 	if err := srv.Shutdown(context.Background()); err != nil {

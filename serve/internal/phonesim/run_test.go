@@ -283,3 +283,12 @@ func (d dirWriter) WriteFile(name string, data []byte) error {
 func (d dirWriter) MkdirAll(name string) error {
 	return os.MkdirAll(filepath.Join(string(d), filepath.FromSlash(name)), 0o755)
 }
+
+func readFile(t testing.TB, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
