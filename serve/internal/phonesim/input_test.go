@@ -275,6 +275,21 @@ func TestBounds(t *testing.T) {
 			t.Errorf("turn past the cap: %d %+v", code, r.Error)
 		}
 	})
+	t.Run("events", func(t *testing.T) {
+		l := newLine(t, nil, nil)
+		id := l.call().CallID
+		long := strings.Repeat("é", 3000) // 6000 bytes
+		l.say(id, long)
+		ev := l.run.eventsOf("voice_turn")
+		want := `"text":"` + strings.Repeat("é", 2048) + `","digest":{"size":6000,"sha256":"`
+		if len(ev) != 5 || !strings.Contains(ev[2], want) {
+			t.Errorf("the long turn's event: %.200s", ev[2])
+		}
+		// The transcript keeps the whole turn.
+		if got := readFile(t, l.snapshot(), "voice/transcript.json"); !strings.Contains(got, `"text":"`+long+`"`) {
+			t.Errorf("the transcript lost the long turn")
+		}
+	})
 	t.Run("memory", func(t *testing.T) {
 		l := newLine(t, nil, nil)
 		l.run.budget = 8 << 10

@@ -2,6 +2,7 @@ package phonesim
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -152,7 +153,7 @@ func (rl *runLine) turns() []Turn {
 		all = append(all, c.turns...)
 		c.mu.Unlock()
 	}
-	slices.SortStableFunc(all, func(a, b Turn) int { return int(min(max(a.StartMS-b.StartMS, -1), 1)) })
+	slices.SortStableFunc(all, func(a, b Turn) int { return cmp.Compare(a.StartMS, b.StartMS) })
 	return all
 }
 
@@ -351,7 +352,7 @@ func (rl *runLine) create(w http.ResponseWriter, r *http.Request) {
 	defer c.mu.Unlock()
 	rl.run.Emit(sim.Event{Sim: "voice", Type: "voice_call", Fields: callEvent{CallID: c.id, State: "started"}})
 	before := rl.transcript.Load()
-	rl.enter(r.Context(), c, rl.line.Start)
+	rl.enter(context.WithoutCancel(r.Context()), c, rl.line.Start)
 	rl.settle(replyAllowance, rl.transcript.Load()-before)
 	sim.WriteJSON(w, http.StatusCreated, rl.view(c, c.turns))
 }
@@ -416,13 +417,16 @@ func (rl *runLine) turn(w http.ResponseWriter, r *http.Request, c *call) {
 	if !rl.reserve(w, c.id, turnSize(c.id, text)+replyAllowance) {
 		return
 	}
+	// The line answers whole even when the agent stops listening: what
+	// the transcript holds never depends on a connection.
+	ctx := context.WithoutCancel(r.Context())
 	from := len(c.turns)
 	rl.say(c, string(voice.Agent), text)
 	before := rl.transcript.Load()
 	if req.DTMF != nil {
-		rl.keys(r.Context(), c, keys)
+		rl.keys(ctx, c, keys)
 	} else {
-		rl.speech(r.Context(), c, text)
+		rl.speech(ctx, c, text)
 	}
 	rl.settle(replyAllowance, rl.transcript.Load()-before)
 	sim.WriteJSON(w, http.StatusOK, rl.view(c, c.turns[from:]))
