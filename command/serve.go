@@ -47,7 +47,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	fs.StringVar(&ttl, "ttl", serve.DefaultTTL.String(), "complete a run idle this long (a `DURATION` such as 30m)")
 	fs.StringVar(&clock, "clock", "", "start every run's clock at this `RFC3339` time (default the real time)")
 	fs.StringVar(&personaURL, "persona-url", "", "the Chat Completions server (base `URL`) of the phone line's LLM personas; key from $ASSAY_PERSONA_API_KEY")
-	fs.StringVar(&personaModel, "persona-model", "", "the `M`odel the phone line's LLM personas ask")
+	fs.StringVar(&personaModel, "persona-model", "", "the model `M` that the phone line's LLM personas ask")
 	fs.StringVar(&personaCache, "persona-cache", "", "a `FILE` of recorded persona answers: replayed for the same conversation, new ones added")
 	rest, ok := parseFlags(fs, c, args)
 	if !ok {
