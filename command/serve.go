@@ -20,7 +20,7 @@ func init() {
 		summary: "run the sandbox an agent acts in: FHIR, HL7, X12, portal, SFTP and phone endpoints, one isolated run per rollout",
 		usage: "assay serve --seed DIR --out DIR [--listen ADDR] [--port N] [--sftp-port N] [--public-url URL]\n" +
 			"            [--token T] [--run ID] [--criteria FILE] [--max-runs N] [--max-memory BYTES] [--ttl DURATION]\n" +
-			"            [--clock RFC3339]",
+			"            [--clock RFC3339] [--persona-url URL --persona-model M] [--persona-cache FILE]",
 		run: runServe,
 	})
 }
@@ -28,6 +28,7 @@ func init() {
 func runServe(ctx context.Context, c *cli, args []string) int {
 	var (
 		seed, out, listen, publicURL, token, runID, criteria, ttl, clock string
+		personaURL, personaModel, personaCache                           string
 		port, sftpPort, maxRuns                                          int
 		maxMemory                                                        int64
 	)
@@ -45,6 +46,9 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	fs.Int64Var(&maxMemory, "max-memory", serve.DefaultMaxMemory, "the most `BYTES` all runs hold together")
 	fs.StringVar(&ttl, "ttl", serve.DefaultTTL.String(), "complete a run idle this long (a `DURATION` such as 30m)")
 	fs.StringVar(&clock, "clock", "", "start every run's clock at this `RFC3339` time (default the real time)")
+	fs.StringVar(&personaURL, "persona-url", "", "the Chat Completions server (base `URL`) of the phone line's LLM personas; key from $ASSAY_PERSONA_API_KEY")
+	fs.StringVar(&personaModel, "persona-model", "", "the model `M` that the phone line's LLM personas ask")
+	fs.StringVar(&personaCache, "persona-cache", "", "a `FILE` of recorded persona answers: replayed for the same conversation, new ones added")
 	rest, ok := parseFlags(fs, c, args)
 	if !ok {
 		return exitUsage
@@ -62,10 +66,14 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		return c.badInput("serve: --max-runs must be at least 1")
 	case maxMemory < 1:
 		return c.badInput("serve: --max-memory must be a positive number of bytes")
+	case personaURL != "" && personaModel == "":
+		return c.badInput("serve: --persona-url needs --persona-model")
 	}
 	opts := serve.Options{
 		Out: out, Listen: listen, Port: port, SFTPPort: sftpPort, PublicURL: publicURL,
 		Token: token, MaxRuns: maxRuns, MaxMemory: maxMemory, Log: c.stderr,
+		PersonaURL: personaURL, PersonaModel: personaModel, PersonaCache: personaCache,
+		PersonaAPIKey: c.getenv("ASSAY_PERSONA_API_KEY"),
 	}
 	if opts.Token == "" {
 		opts.Token = c.getenv("ASSAY_SERVE_TOKEN")
@@ -108,6 +116,10 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	if err := srv.Start(); err != nil {
 		return c.badInput("serve: %v", err)
 	}
+	// Signals are caught before the ready line: a client that stops the
+	// server as soon as it reads the line must not kill it mid-start.
+	stop, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer cancel()
 	runs := []any{}
 	if runID != "" {
 		r, err := srv.NewRun(ctx, serve.RunOptions{ID: runID})
@@ -124,8 +136,6 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	}
 	fmt.Fprintf(c.stderr, "assay serve: listening on %s (SFTP %s); Ctrl-C completes every active run and exits\n", srv.URL(), orNone(srv.SFTPAddr()))
 
-	stop, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer cancel()
 	<-stop.Done()
 	fmt.Fprintln(c.stderr, "assay serve: stopping: completing every active run")
 	if err := srv.Shutdown(context.Background()); err != nil {

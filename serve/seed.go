@@ -40,6 +40,7 @@ var simulators = []func(seed fs.FS) (sim.Sim, error){
 	hl7sim.New,
 	filesim.New,
 	portalsim.New,
+	phoneSim,
 }
 
 func buildSims(seed fs.FS) ([]sim.Sim, error) {

@@ -68,6 +68,17 @@ type Options struct {
 	Log io.Writer
 	// MaxEvents caps the events kept per run (default DefaultMaxEvents).
 	MaxEvents int
+	// PersonaURL and PersonaModel are the Chat Completions server and the
+	// model of the phone line's LLM personas ("llm": true); PersonaAPIKey
+	// is sent to that server only and never printed. PersonaCache is a
+	// file of recorded answers, keyed by the model and a hash of the
+	// conversation: read at start, rewritten (atomically) with each new
+	// answer, so a rerun in a new process replays them. A line with an LLM
+	// persona needs PersonaModel and PersonaURL or PersonaCache.
+	// PersonaTimeout bounds one answer (default 20s): past it, or for an
+	// answer that is not one spoken turn, the persona says its fallback.
+	PersonaURL, PersonaModel, PersonaAPIKey, PersonaCache string
+	PersonaTimeout                                        time.Duration
 }
 
 // Server is a running sandbox: the HTTP control plane and simulators, the
@@ -153,6 +164,9 @@ func New(seed fs.FS, opts Options) (*Server, error) {
 	s.policy = policy
 	sims, err := buildSims(seed)
 	if err != nil {
+		return nil, err
+	}
+	if err := configurePhone(sims, opts); err != nil {
 		return nil, err
 	}
 	s.sims = sims
