@@ -89,6 +89,7 @@ func (r *fakeRun) ListenHost() string                  { return "127.0.0.1" }
 func (r *fakeRun) Credentials(string) (string, string) { return "", "" }
 func (r *fakeRun) Logf(f string, a ...any)             { r.t.Logf(f, a...) }
 func (r *fakeRun) Payer() *payer.Ledger                { return r.ledger }
+func (r *fakeRun) Touch()                              {}
 
 // eventsOf returns the events of a type, as "sim type fields" lines.
 func (r *fakeRun) eventsOf(typ string) []string {
