@@ -25,6 +25,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -84,9 +85,13 @@ func run(ctx context.Context, base, token, seed, criteria, runID string) error {
 		name string
 		do   func(context.Context) error
 	}{
-		{"find the patient and book the MRI (FHIR)", a.bookMRI},
+		{"find the patient and her MRI order (FHIR)", a.findPatient},
+		{"request the prior authorization (payer portal)", a.requestAuth},
+		{"upload the clinical notes (payer portal)", a.uploadNotes},
+		{"book the MRI in a free slot (FHIR transaction)", a.bookMRI},
 		{"send the order to radiology (HL7 over MLLP)", a.sendOrder},
 		{"drop the referral (SFTP)", a.dropReferral},
+		{"confirm the approval by phone", a.callPayer},
 	}
 	for _, s := range steps {
 		if err := s.do(ctx); err != nil {
@@ -208,7 +213,8 @@ type agent struct {
 	run runObject
 	api *client
 
-	patientID, authNumber, certification string
+	patientID, orderID                   string
+	authNumber, certification, validFrom string
 }
 
 const (
@@ -228,10 +234,8 @@ type bundle struct {
 	} `json:"entry"`
 }
 
-// bookMRI finds the patient by her member id, her MRI order and a free slot
-// after the order date, and books the slot in one transaction: the
-// Appointment created and the Slot marked busy, all or nothing.
-func (a *agent) bookMRI(ctx context.Context) error {
+// findPatient finds the patient by her member id, and her MRI order.
+func (a *agent) findPatient(ctx context.Context) error {
 	fhir := a.run.Endpoints["fhir"]
 	var patients bundle
 	if err := a.api.do(ctx, "GET", fhir+"/Patient?identifier="+url.QueryEscape(memberSystem+"|"+memberID), nil, &patients); err != nil {
@@ -252,8 +256,50 @@ func (a *agent) bookMRI(ctx context.Context) error {
 	}
 	var order struct{ ID string }
 	json.Unmarshal(orders.Entry[0].Resource, &order)
+	a.orderID = order.ID
+	return nil
+}
+
+// requestAuth submits the prior authorization on the payer portal's API.
+func (a *agent) requestAuth(ctx context.Context) error {
+	var row struct {
+		AuthNumber          string  `json:"auth_number"`
+		Status              string  `json:"status"`
+		CertificationNumber *string `json:"certification_number"`
+		ValidFrom           *string `json:"valid_from"`
+	}
+	err := a.api.do(ctx, "POST", a.run.Endpoints["portal_api"]+"/prior-auths", map[string]any{
+		"patient_member_id": memberID, "procedure_code": cptMRI, "provider_npi": "1234567893",
+		"diagnosis_codes": []string{"M23.221"}, "service_date": "2026-12-08", "units": 1,
+		"request_id": "REQ-" + a.run.ID, "notes": "Right knee pain and locking for 3 months; meniscal tear suspected.",
+	}, &row)
+	if err != nil {
+		return err
+	}
+	if row.Status != "approved" || row.CertificationNumber == nil || row.ValidFrom == nil {
+		return fmt.Errorf("the request %s reads %s", row.AuthNumber, row.Status)
+	}
+	a.authNumber, a.certification, a.validFrom = row.AuthNumber, *row.CertificationNumber, *row.ValidFrom
+	return nil
+}
+
+// uploadNotes attaches the clinical notes to the request.
+func (a *agent) uploadNotes(ctx context.Context) error {
+	notes := "Jane Doe, 42. Right knee pain and locking for 3 months after a twisting injury. " +
+		"McMurray positive. Conservative care for 6 weeks without relief. MRI to evaluate a medial meniscus tear.\n"
+	return a.api.do(ctx, "POST", a.run.Endpoints["portal_api"]+"/prior-auths/"+a.authNumber+"/attachments", map[string]any{
+		"filename": "clinical-notes.txt", "document_type": "clinical_notes",
+		"content_base64": base64.StdEncoding.EncodeToString([]byte(notes)),
+	}, nil)
+}
+
+// bookMRI finds a free slot inside the authorization's validity and books
+// it in one transaction: the Appointment created and the Slot marked busy,
+// all or nothing.
+func (a *agent) bookMRI(ctx context.Context) error {
+	fhir := a.run.Endpoints["fhir"]
 	var slots bundle
-	if err := a.api.do(ctx, "GET", fhir+"/Slot?status=free&start=ge2026-12-05&_sort=start&_count=1", nil, &slots); err != nil {
+	if err := a.api.do(ctx, "GET", fhir+"/Slot?status=free&start=ge"+a.validFrom+"&_sort=start&_count=1", nil, &slots); err != nil {
 		return err
 	}
 	if len(slots.Entry) == 0 {
@@ -272,11 +318,11 @@ func (a *agent) bookMRI(ctx context.Context) error {
 				"resource": map[string]any{
 					"resourceType": "Appointment", "status": "booked",
 					"serviceType": []any{map[string]any{"coding": []any{map[string]any{"system": "http://www.ama-assn.org/go/cpt", "code": cptMRI, "display": "MRI right knee without contrast"}}}},
-					"basedOn":     []any{map[string]any{"reference": "ServiceRequest/" + order.ID}},
+					"basedOn":     []any{map[string]any{"reference": "ServiceRequest/" + a.orderID}},
 					"slot":        []any{map[string]any{"reference": "Slot/" + slotID}},
 					"start":       slot["start"], "end": slot["end"],
 					"participant": []any{
-						map[string]any{"actor": map[string]any{"reference": "Patient/" + patient.ID, "display": "Jane Doe"}, "status": "accepted"},
+						map[string]any{"actor": map[string]any{"reference": "Patient/" + a.patientID, "display": "Jane Doe"}, "status": "accepted"},
 					},
 				},
 				"request": map[string]any{"method": "POST", "url": "Appointment"},
@@ -308,6 +354,7 @@ func (a *agent) sendOrder(ctx context.Context) error {
 		`ORC|NW|ORD-` + a.run.ID + `|||SC`,
 		`OBR|1|ORD-` + a.run.ID + `||` + cptMRI + `^MRI KNEE W/O CONTRAST^CPT4`,
 		`DG1|1||M23.221^Derangement of posterior horn of medial meniscus due to old tear, right knee^I10`,
+		`NTE|1||Prior authorization ` + a.authNumber + ` approved by ACME HEALTH PLAN, certification ` + a.certification,
 	}, "\r") + "\r"
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", a.run.Endpoints["hl7_mllp"])
@@ -379,4 +426,43 @@ func (a *agent) dropReferral(ctx context.Context) error {
 		return err
 	}
 	return f.Close()
+}
+
+// callPayer calls the payer's line: the member id by speech, 2 for prior
+// authorizations, then asks the representative for the status and has the
+// certification number read back.
+func (a *agent) callPayer(ctx context.Context) error {
+	voice := a.run.Endpoints["voice"]
+	type reply struct {
+		CallID string `json:"call_id"`
+		Status string `json:"status"`
+		Turns  []struct {
+			Speaker, Text string
+		} `json:"turns"`
+	}
+	var call reply
+	if err := a.api.do(ctx, "POST", voice+"/calls", map[string]any{}, &call); err != nil {
+		return err
+	}
+	heard := ""
+	for _, turn := range []map[string]string{
+		{"text": "W one two three four five six seven eight nine."},
+		{"dtmf": "2"},
+		{"text": "Hi, I'm calling from Springfield Orthopedics about the prior authorization for Jane Doe, an MRI of the right knee. What is its status?"},
+		{"text": "Could you read back the certification number, please?"},
+		{"text": "Thank you, that's all. Goodbye."},
+	} {
+		var r reply
+		if err := a.api.do(ctx, "POST", voice+"/calls/"+call.CallID+"/turns", turn, &r); err != nil {
+			return err
+		}
+		for _, t := range r.Turns {
+			heard += t.Text + "\n"
+		}
+		call.Status = r.Status
+	}
+	if !strings.Contains(heard, a.certification) || call.Status != "completed" {
+		return fmt.Errorf("the call did not confirm %s (status %s):\n%s", a.certification, call.Status, heard)
+	}
+	return nil
 }
