@@ -16,8 +16,8 @@
 //
 // Against a sandbox of your own, give its URL and operator token:
 //
-//	go run ./cmd/assay serve --seed examples/priorauth/seed --out /tmp/assay-runs \
-//	    --port 8750 --token demo-token --criteria examples/priorauth/agent/criteria.json &
+//	go run ./cmd/assay serve --seed examples/priorauth/seed --out /tmp/assay-runs --port 8750 \
+//	    --token demo-token --clock 2026-11-30T14:00:00Z --criteria examples/priorauth/agent/criteria.json &
 //	go run ./examples/priorauth/agent --url http://127.0.0.1:8750 --token demo-token
 //	go run ./cmd/assay eval --runs /tmp/assay-runs
 package main
@@ -71,6 +71,9 @@ func run(ctx context.Context, base, token, seed, criteria, runID string) error {
 		base, token = srv.URL(), srv.Token()
 	}
 	op := &client{token: token}
+	if err := waitReady(ctx, op, base); err != nil {
+		return err
+	}
 	var r runObject
 	body := map[string]any{"entity": "patient-jane-doe"}
 	if runID != "" {
@@ -117,6 +120,24 @@ func run(ctx context.Context, base, token, seed, criteria, runID string) error {
 		}
 	}
 	return nil
+}
+
+// waitReady waits for the sandbox to answer, for a minute at most: started
+// in the background with go run, it may still be compiling.
+func waitReady(ctx context.Context, op *client, base string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		err := op.do(ctx, "GET", base+"/runs", nil, nil)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the sandbox at %s does not answer: %w", base, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // startSandbox runs a sandbox in this process, as assay serve would, with
