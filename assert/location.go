@@ -1,9 +1,9 @@
 package assert
 
 import (
+	"github.com/assaykit/assay/internal/textpos"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Location says where in an input something is. Every field is optional;
@@ -69,22 +69,4 @@ func (l Location) Prefix(message string) string {
 // with any of the three conventions, X12 interchanges with CR terminators
 // included, count as a reader sees them. Columns count runes. An offset past
 // the end locates the end of data.
-func LineColumn(data []byte, offset int) (line, column int) {
-	offset = min(max(offset, 0), len(data))
-	line, start := 1, 0
-	for i := 0; i < offset; i++ {
-		switch data[i] {
-		case '\n':
-			line, start = line+1, i+1
-		case '\r':
-			if i+1 < len(data) && data[i+1] == '\n' {
-				if i+1 == offset { // the LF of a CRLF belongs to the line it ends
-					return line, utf8.RuneCount(data[start:i]) + 2
-				}
-				i++
-			}
-			line, start = line+1, i+1
-		}
-	}
-	return line, utf8.RuneCount(data[start:offset]) + 1
-}
+func LineColumn(data []byte, offset int) (line, column int) { return textpos.LineColumn(data, offset) }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/fhir"
 	"github.com/assaykit/assay/spec"
+	"github.com/tidwall/gjson"
 )
 
 func Example() {
@@ -85,4 +87,49 @@ func Example_spec() {
 	res := assert.Run(context.Background(), a, env)
 	fmt.Println(res.Status, res.Details)
 	// Output: passed Patient/m1 matched; 1 of 1 fields passed.
+}
+
+// A transaction Bundle: the Observation refers to the Patient created with
+// it by its urn:uuid fullUrl, and to a practitioner by a conditional
+// reference; the response lists each entry's status and location.
+func ExampleStore_Transact() {
+	store := fhir.NewStore()
+	store.LoadJSON([]byte(`{"resourceType": "Practitioner", "id": "dr-who",
+	  "identifier": [{"system": "http://hl7.org/fhir/sid/us-npi", "value": "9999977399"}]}`))
+	resp, err := store.Transact([]byte(`{"resourceType": "Bundle", "type": "transaction", "entry": [
+	  {"fullUrl": "urn:uuid:61ebe359-bfdc-4613-8bf2-c5e300945f0a",
+	   "resource": {"resourceType": "Patient", "name": [{"family": "Pond"}]},
+	   "request": {"method": "POST", "url": "Patient"}},
+	  {"resource": {"resourceType": "Observation", "status": "final", "code": {"text": "pulse"},
+	     "subject": {"reference": "urn:uuid:61ebe359-bfdc-4613-8bf2-c5e300945f0a"},
+	     "performer": [{"reference": "Practitioner?identifier=http://hl7.org/fhir/sid/us-npi|9999977399"}]},
+	   "request": {"method": "POST", "url": "Observation"}}]}`), "http://fhir.example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, e := range gjson.GetBytes(resp, "entry").Array() {
+		fmt.Println(e.Get("response.status"), e.Get("response.location"))
+	}
+	obs, _ := store.Search(context.Background(), "Observation", url.Values{"code:text": {"pulse"}})
+	fmt.Println(gjson.GetBytes(obs[0].JSON, "subject.reference"), gjson.GetBytes(obs[0].JSON, "performer.0.reference"))
+	// Output:
+	// 201 Created Patient/61ebe359-bfdc-4613-8bf2-c5e300945f0a/_history/1
+	// 201 Created Observation/assay-1/_history/1
+	// Patient/61ebe359-bfdc-4613-8bf2-c5e300945f0a Practitioner/dr-who
+}
+
+// A clone starts as its origin and lives apart: the sandbox gives each
+// run one, with the run's clock.
+func ExampleStore_Clone() {
+	seed := fhir.NewStore()
+	seed.LoadJSON([]byte(`{"resourceType": "Patient", "id": "eve", "gender": "female"}`))
+	run := seed.Clone(fhir.WithClock(func() time.Time { return time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) }))
+	r, _, _ := run.Update("Patient", "eve", []byte(`{"resourceType": "Patient", "gender": "other"}`))
+	fmt.Println(r.Version, gjson.GetBytes(r.JSON, "meta.lastUpdated"))
+	old, _ := seed.Read("Patient", "eve")
+	fmt.Println(old.Version, gjson.GetBytes(old.JSON, "gender"))
+	// Output:
+	// 2 2026-03-01T09:00:00.000Z
+	// 1 female
 }

@@ -1,6 +1,7 @@
 package fhir
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // FuzzParseDateRange: any text either parses to a non-empty range or is a
@@ -102,6 +105,10 @@ func FuzzHandler(f *testing.F) {
 	f.Add("DELETE", "/Patient/eve", "", "")
 	f.Add("GET", "/Encounter", "date=ge2023&date=lt2024-01-01T00:00:00%2B01:00&_offset=1", "")
 	f.Add("GET", "/metadata", "", "")
+	f.Add("POST", "/", "", `{"resourceType":"Bundle","type":"transaction","entry":[{"fullUrl":"urn:uuid:1","resource":{"resourceType":"Patient"},"request":{"method":"POST","url":"Patient","ifNoneExist":"family=muller"}}]}`)
+	f.Add("GET", "/Patient/eve/_history", "_count=1", "")
+	f.Add("PUT", "/Patient", "family=muller", `{"resourceType":"Patient"}`)
+	f.Add("DELETE", "/Patient", "family=eve", "")
 	data, err := os.ReadFile("testdata/people.json")
 	if err != nil {
 		f.Fatal(err)
@@ -121,6 +128,127 @@ func FuzzHandler(f *testing.F) {
 		NewHandler(s).ServeHTTP(rec, req)
 		if b := rec.Body.Bytes(); len(b) > 0 && method != http.MethodHead && !json.Valid(b) {
 			t.Errorf("%s %s?%s: not JSON: %.200s", method, path, query, b)
+		}
+	})
+}
+
+// FuzzTransaction: any POST [base] body either is refused (an
+// OperationOutcome's status, never a 500, and the store unchanged) or
+// answers a response Bundle with an entry per entry; either way the store
+// keeps its invariants, and the store it was cloned from is untouched.
+func FuzzTransaction(f *testing.F) {
+	names, _ := filepath.Glob("testdata/synthea/*.json")
+	for _, name := range names {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
+	}
+	for _, c := range medplumTxCases {
+		f.Add([]byte(c.bundle))
+	}
+	f.Add([]byte(`{"resourceType":"Bundle","type":"transaction","entry":[{"fullUrl":"urn:uuid:a","resource":{"resourceType":"Patient","link":[{"other":{"reference":"urn:uuid:b"}}]},"request":{"method":"POST","url":"Patient"}},{"fullUrl":"urn:uuid:b","resource":{"resourceType":"Patient","link":[{"other":{"reference":"urn:uuid:a"}}]},"request":{"method":"PUT","url":"Patient?identifier=x|y"}}]}`))
+	f.Add([]byte(`{"resourceType":"Bundle","type":"batch","entry":[{"request":{"method":"DELETE","url":"Patient?identifier=urn:mrn|twin"}},{"request":{"method":"GET","url":"Patient/old/_history?_count=1"}},{"resource":{"resourceType":"Patient","meta":3},"request":{"method":"PUT","url":"Patient/old","ifMatch":"W/\"1\""}}]}`))
+	base := NewStore()
+	if _, err := base.LoadJSON([]byte(txSeedMedplum)); err != nil {
+		f.Fatal(err)
+	}
+	seed := bundleOf(f, base)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := base.Clone()
+		before := bundleOf(t, s)
+		all, cur := s.Size()
+		out, err := s.Transact(data, "http://fhir.test")
+		if err != nil {
+			if status, _ := errorStatus(err); status >= 500 && status != 507 {
+				t.Errorf("status %d for %v", status, err)
+			}
+			if a, c := s.Size(); bundleOf(t, s) != before || a != all || c != cur {
+				t.Errorf("a refused Bundle changed the store: %v", err)
+			}
+		} else {
+			resp := gjson.ParseBytes(out)
+			if !json.Valid(out) || !strings.HasSuffix(resp.Get("type").Str, "-response") || resp.Get("entry.#").Int() != gjson.GetBytes(data, "entry.#").Int() {
+				t.Errorf("response %.300s", out)
+			}
+		}
+		if err := checkStore(s); err != nil {
+			t.Error(err)
+		}
+		if bundleOf(t, base) != seed {
+			t.Error("a clone's transaction changed its origin")
+		}
+	})
+}
+
+// repeatedKey is checkJSON's reference: encoding/json's tokens, each
+// object's keys in a set. It reports a repeated key and the deepest
+// nesting of valid JSON.
+func repeatedKey(data []byte) (repeated bool, depth int) {
+	type frame struct {
+		keys    map[string]bool
+		wantKey bool
+	}
+	var stack []*frame
+	dec := json.NewDecoder(bytes.NewReader(data))
+	done := func() { // a value ended: its object wants a key again
+		if n := len(stack); n > 0 && stack[n-1].keys != nil {
+			stack[n-1].wantKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return repeated, depth
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				f := &frame{}
+				if v == '{' {
+					f.keys, f.wantKey = map[string]bool{}, true
+				}
+				stack = append(stack, f)
+				depth = max(depth, len(stack))
+			default:
+				stack = stack[:len(stack)-1]
+				done()
+			}
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].keys != nil && stack[n-1].wantKey {
+				f := stack[n-1]
+				if f.keys[v] {
+					repeated = true
+				}
+				f.keys[v], f.wantKey = true, false
+				continue
+			}
+			done()
+		default:
+			done()
+		}
+	}
+}
+
+// FuzzCheckJSON holds checkJSON to its reference on valid JSON: an error
+// exactly when a key repeats or the nesting passes MaxDepth.
+func FuzzCheckJSON(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":1},"b":{"a":1,"a":[{"x":1,"x":2}]}}`, `{"a\u0062":1,"ab":2}`, `[{"a":1},{"a":1}]`,
+		`{"k":"a\"b","k\"":1}`, `{"a":[1,2,{"b":[]}],"c":{}}`, strings.Repeat("[", 129) + strings.Repeat("]", 129), `{"a":"{\"b\":1,\"b\":2}"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			checkJSON(data, true) // must not panic
+			return
+		}
+		repeated, depth := repeatedKey(data)
+		je := checkJSON(data, true)
+		if (je != nil) != (repeated || depth > MaxDepth) {
+			t.Errorf("%q: checkJSON %v, reference: repeated %v, depth %d", data, je, repeated, depth)
+		}
+		if je := checkJSON(data, false); (je != nil) != (depth > MaxDepth) {
+			t.Errorf("%q: depth only: %v, depth %d", data, je, depth)
 		}
 	})
 }

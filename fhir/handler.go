@@ -21,24 +21,31 @@ const (
 	DefaultPageSize = 50
 	// DefaultMaxPageSize caps _count.
 	DefaultMaxPageSize = 1000
-	// DefaultMaxBodySize caps a request body (create, update, _search).
+	// DefaultMaxBodySize caps a request body (create, update, _search,
+	// a transaction or batch).
 	DefaultMaxBodySize = 8 << 20
 )
 
 // Handler serves a Store as a FHIR R4 server (JSON only):
 //
 //	GET  /metadata                         a CapabilityStatement
+//	POST /                                 a transaction or batch Bundle
 //	GET  /{type}?{params}                  search (POST /{type}/_search with a form body too)
 //	GET  /{type}/{id}                      read
+//	GET  /{type}/{id}/_history             history (newest first)
 //	GET  /{type}/{id}/_history/{vid}       vread
-//	POST /{type}                           create
-//	PUT  /{type}/{id}                      update (or create with that id)
+//	POST /{type}                           create (If-None-Exist: conditional create)
+//	PUT  /{type}/{id}                      update, or create with that id (If-Match: W/"vid")
+//	PUT  /{type}?{params}                  conditional update
 //	DELETE /{type}/{id}                    delete
+//	DELETE /{type}?{params}                conditional delete
 //
 // Searches answer a searchset Bundle with total, a self link naming every
 // parameter and a next link while pages remain; errors are
 // OperationOutcomes (an unknown parameter is a 400: the store is always
-// strict). Mount it under a prefix with http.StripPrefix and set BaseURL.
+// strict; a write past the store's bounds a 507). Prefer: return=minimal
+// leaves the resource out of a write's answer. Mount it under a prefix
+// with http.StripPrefix and set BaseURL.
 type Handler struct {
 	Store *Store
 	// BaseURL is the server's base as links name it; "" derives it from
@@ -57,29 +64,45 @@ func NewHandler(s *Store) *Handler { return &Handler{Store: s} }
 // ServeHTTP routes one request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	if len(parts) == 1 && parts[0] == "metadata" {
+	get := r.Method == http.MethodGet || r.Method == http.MethodHead
+	switch {
+	case len(parts) == 1 && parts[0] == "metadata" && get:
 		h.metadata(w, r)
 		return
-	}
-	if parts[0] == "" || !validType(parts[0]) {
-		outcome(w, http.StatusNotFound, "not-found", fmt.Sprintf("no resource type in %q", r.URL.Path))
+	case len(parts) == 1 && parts[0] == "":
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			outcome(w, http.StatusMethodNotAllowed, "not-supported", r.Method+" is not supported on the base (POST a transaction or batch Bundle)", "")
+			return
+		}
+		h.bundle(w, r)
+		return
+	case !validType(parts[0]):
+		outcome(w, http.StatusNotFound, "not-found", fmt.Sprintf("no resource type in %q", r.URL.Path), "")
 		return
 	}
 	typ := parts[0]
+	o := &op{method: r.Method, typ: typ}
 	switch {
-	case len(parts) == 1 && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+	case len(parts) == 1 && get:
 		h.search(w, r, typ, r.URL.Query(), r.URL.RawQuery)
+		return
 	case len(parts) == 1 && r.Method == http.MethodPost:
-		body, ok := h.body(w, r)
-		if !ok {
-			return
+		if v := r.Header.Get("If-None-Exist"); v != "" {
+			params, err := parseQueryString(v)
+			if err != nil {
+				storeError(w, err)
+				return
+			}
+			o.ifNoneExist = params
 		}
-		res, err := h.Store.Create(typ, body)
+	case len(parts) == 1 && (r.Method == http.MethodPut || r.Method == http.MethodDelete) && r.URL.RawQuery != "":
+		params, err := parseQueryString(r.URL.RawQuery)
 		if err != nil {
 			storeError(w, err)
 			return
 		}
-		h.writeResource(w, r, http.StatusCreated, res, true)
+		o.cond, o.query, o.url = true, params, typ+"?"+r.URL.RawQuery
 	case len(parts) == 2 && parts[1] == "_search" && r.Method == http.MethodPost:
 		body, ok := h.body(w, r)
 		if !ok {
@@ -87,54 +110,60 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		form, err := url.ParseQuery(string(body))
 		if err != nil {
-			outcome(w, http.StatusBadRequest, "invalid", "the _search body is not a form: "+err.Error())
+			outcome(w, http.StatusBadRequest, "invalid", "the _search body is not a form: "+err.Error(), "")
 			return
 		}
 		for k, vs := range r.URL.Query() {
 			form[k] = append(form[k], vs...)
 		}
 		h.search(w, r, typ, form, "")
-	case len(parts) == 2 && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		return
+	case len(parts) == 2 && get:
 		res, err := h.Store.Read(typ, parts[1])
 		if err != nil {
 			storeError(w, err)
 			return
 		}
 		h.writeResource(w, r, http.StatusOK, res, false)
-	case len(parts) == 2 && r.Method == http.MethodPut:
-		body, ok := h.body(w, r)
-		if !ok {
-			return
-		}
-		res, created, err := h.Store.Update(typ, parts[1], body)
-		if err != nil {
-			storeError(w, err)
-			return
-		}
-		status := http.StatusOK
-		if created {
-			status = http.StatusCreated
-		}
-		h.writeResource(w, r, status, res, created)
-	case len(parts) == 2 && r.Method == http.MethodDelete:
-		if err := h.Store.Delete(typ, parts[1]); err != nil {
-			storeError(w, err)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	case len(parts) == 4 && parts[2] == "_history" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		return
+	case len(parts) == 2 && (r.Method == http.MethodPut || r.Method == http.MethodDelete):
+		o.id = parts[1]
+		o.ifMatch = r.Header.Get("If-Match")
+	case len(parts) == 3 && parts[2] == "_history" && get:
+		h.history(w, r, typ, parts[1])
+		return
+	case len(parts) == 4 && parts[2] == "_history" && get:
 		res, err := h.Store.VRead(typ, parts[1], parts[3])
 		if err != nil {
 			storeError(w, err)
 			return
 		}
 		h.writeResource(w, r, http.StatusOK, res, false)
+		return
 	case len(parts) <= 4:
 		w.Header().Set("Allow", "GET, HEAD, POST, PUT, DELETE")
-		outcome(w, http.StatusMethodNotAllowed, "not-supported", r.Method+" is not supported on "+r.URL.Path)
+		outcome(w, http.StatusMethodNotAllowed, "not-supported", r.Method+" is not supported on "+r.URL.Path, "")
+		return
 	default:
-		outcome(w, http.StatusNotFound, "not-found", "no such endpoint: "+r.URL.Path)
+		outcome(w, http.StatusNotFound, "not-found", "no such endpoint: "+r.URL.Path, "")
+		return
 	}
+	var body []byte
+	if r.Method != http.MethodDelete {
+		var ok bool
+		if body, ok = h.body(w, r); !ok {
+			return
+		}
+	}
+	if err := h.Store.do(o, body); err != nil {
+		storeError(w, err)
+		return
+	}
+	if o.method == http.MethodDelete {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	h.writeResource(w, r, o.status, o.e.resource(), true)
 }
 
 func (h *Handler) base(r *http.Request) string {
@@ -157,61 +186,78 @@ func (h *Handler) body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			outcome(w, http.StatusRequestEntityTooLarge, "too-costly", fmt.Sprintf("the request body is over the %d-byte cap", limit))
+			outcome(w, http.StatusRequestEntityTooLarge, "too-costly", fmt.Sprintf("the request body is over the %d-byte cap", limit), "")
 			return nil, false
 		}
-		outcome(w, http.StatusBadRequest, "invalid", "reading the request body: "+err.Error())
+		outcome(w, http.StatusBadRequest, "invalid", "reading the request body: "+err.Error(), "")
 		return nil, false
 	}
 	return data, true
 }
 
+// render holds what rendering a Bundle needs of a request.
+type render struct {
+	base              string
+	pageSize, maxPage int
+	minimal           bool // Prefer: return=minimal
+}
+
+func (h *Handler) render(r *http.Request) render {
+	rc := render{base: h.base(r), pageSize: h.DefaultPageSize, maxPage: h.MaxPageSize}
+	if rc.pageSize <= 0 {
+		rc.pageSize = DefaultPageSize
+	}
+	if rc.maxPage <= 0 {
+		rc.maxPage = DefaultMaxPageSize
+	}
+	rc.minimal = strings.Contains(r.Header.Get("Prefer"), "return=minimal")
+	return rc
+}
+
 func (h *Handler) search(w http.ResponseWriter, r *http.Request, typ string, params url.Values, rawQuery string) {
-	if strings.Contains(rawQuery, "+") {
-		// A raw + in a query decodes to a space, which is never what a
-		// client meant in a FHIR search (a zone offset +01:00 sent
-		// unencoded): say so instead of searching for a space.
-		for _, vs := range params {
-			for _, v := range vs {
-				if strings.Contains(v, " ") {
-					outcome(w, http.StatusBadRequest, "invalid", "the query holds a raw '+', which decodes to a space; encode it as %2B")
-					return
-				}
-			}
-		}
+	if err := checkPlus(rawQuery, params); err != nil {
+		outcome(w, http.StatusBadRequest, "invalid", "the query holds a raw '+', which decodes to a space; encode it as %2B", "")
+		return
 	}
 	res, err := h.Store.search(typ, params)
 	if err != nil {
 		storeError(w, err)
 		return
 	}
-	q := res.q
-	size := h.DefaultPageSize
-	if size <= 0 {
-		size = DefaultPageSize
+	var b bytes.Buffer
+	h.render(r).searchset(&b, typ, res, params)
+	writeBundle(w, r, &b)
+}
+
+func writeBundle(w http.ResponseWriter, r *http.Request, b *bytes.Buffer) {
+	w.Header().Set("Content-Type", "application/fhir+json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(b.Bytes())
 	}
-	maxSize := h.MaxPageSize
-	if maxSize <= 0 {
-		maxSize = DefaultMaxPageSize
-	}
+}
+
+// page works out a page of total entries: [start, end), its size, and
+// the offset asked.
+func (rc render) page(q *query, total int) (start, end, size int) {
+	size = rc.pageSize
 	if q.count >= 0 {
 		size = q.count
 	}
-	size = min(size, maxSize)
-	total := len(res.entries)
-	start := min(q.offset, total)
-	end := min(start+size, total)
-	base := h.base(r)
-	self := url.Values{}
-	for k, vs := range params {
-		if k != "_offset" {
-			self[k] = vs
-		}
-	}
+	size = min(size, rc.maxPage)
+	start = min(q.offset, total)
+	end = min(start+size, total)
+	return start, end, size
+}
+
+// links writes the self and next links of a page of path?params.
+func (rc render) links(b *bytes.Buffer, path string, params url.Values, q *query, end, size, total int) {
 	link := func(offset int) string {
 		v := url.Values{}
-		for k, vs := range self {
-			v[k] = vs
+		for k, vs := range params {
+			if k != "_offset" {
+				v[k] = vs
+			}
 		}
 		if offset > 0 {
 			v.Set("_offset", strconv.Itoa(offset))
@@ -219,36 +265,212 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request, typ string, par
 		if v.Get("_count") == "" && offset > 0 {
 			v.Set("_count", strconv.Itoa(size))
 		}
-		s := base + "/" + typ
+		s := rc.base + "/" + path
 		if len(v) > 0 {
 			s += "?" + v.Encode()
 		}
 		return s
 	}
-	var b bytes.Buffer
-	b.WriteString(`{"resourceType":"Bundle","type":"searchset"`)
-	if params.Get("_total") != "none" {
-		b.WriteString(`,"total":` + strconv.Itoa(total))
-	}
 	b.WriteString(`,"link":[{"relation":"self","url":` + quote(link(q.offset)) + `}`)
 	if end < total && size > 0 {
 		b.WriteString(`,{"relation":"next","url":` + quote(link(end)) + `}`)
 	}
-	b.WriteString(`],"entry":[`)
+	b.WriteString(`]`)
+}
+
+// searchset writes a search's page as a searchset Bundle.
+func (rc render) searchset(b *bytes.Buffer, typ string, res searchResult, params url.Values) {
+	total := len(res.entries)
+	start, end, size := rc.page(res.q, total)
+	b.WriteString(`{"resourceType":"Bundle","type":"searchset"`)
+	if params.Get("_total") != "none" {
+		b.WriteString(`,"total":` + strconv.Itoa(total))
+	}
+	rc.links(b, typ, params, res.q, end, size, total)
+	b.WriteString(`,"entry":[`)
 	for i, e := range res.entries[start:end] {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`{"fullUrl":` + quote(base+"/"+e.typ+"/"+e.id) + `,"resource":`)
+		b.WriteString(`{"fullUrl":` + quote(rc.base+"/"+e.typ+"/"+e.id) + `,"resource":`)
 		b.WriteString(e.raw)
 		b.WriteString(`,"search":{"mode":"match"}}`)
 	}
 	b.WriteString(`]}`)
-	w.Header().Set("Content-Type", "application/fhir+json; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(b.Bytes())
+}
+
+// historyQuery reads the parameters of a history: _count and _offset page
+// it (newest first); any other is a SearchError.
+func historyQuery(params url.Values) (*query, error) {
+	q := &query{count: -1}
+	for name, values := range params {
+		switch name {
+		case "_count", "_offset", "_format":
+			if err := q.control("", name, values, nil); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, &SearchError{Param: name, Err: fmt.Errorf("%w: a history takes _count and _offset only", ErrUnknownParameter)}
+		}
 	}
+	return q, nil
+}
+
+// historyBundle writes the versions of typ/id (newest first; firstKept
+// says the oldest is the resource's first version) as a history Bundle.
+func (rc render) historyBundle(b *bytes.Buffer, typ, id string, versions []*entry, firstKept bool, params url.Values, q *query) {
+	total := len(versions)
+	start, end, size := rc.page(q, total)
+	b.WriteString(`{"resourceType":"Bundle","type":"history","total":` + strconv.Itoa(total))
+	rc.links(b, typ+"/"+id+"/_history", params, q, end, size, total)
+	b.WriteString(`,"entry":[`)
+	for i, e := range versions[start:end] {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		method, status := "PUT", http.StatusOK
+		switch {
+		case e.deleted:
+			method, status = "DELETE", http.StatusNoContent
+		case firstKept && start+i == total-1:
+			method, status = "POST", http.StatusCreated
+		}
+		b.WriteString(`{"fullUrl":` + quote(rc.base+"/"+typ+"/"+id))
+		if !e.deleted {
+			b.WriteString(`,"resource":` + e.raw)
+		}
+		url := typ
+		if method != "POST" {
+			url += "/" + id
+		}
+		b.WriteString(`,"request":{"method":"` + method + `","url":` + quote(url) + `}`)
+		b.WriteString(`,"response":{"status":` + quote(statusLine(status)) + `,"etag":` + quote(`W/"`+e.version+`"`) + `,"lastModified":` + quote(stamp(e.lastUpdated)) + `}}`)
+	}
+	b.WriteString(`]}`)
+}
+
+func (h *Handler) history(w http.ResponseWriter, r *http.Request, typ, id string) {
+	params := r.URL.Query()
+	q, err := historyQuery(params)
+	if err != nil {
+		storeError(w, err)
+		return
+	}
+	s := h.Store
+	s.mu.RLock()
+	versions, firstKept, err := s.historyLocked(typ, id)
+	s.mu.RUnlock()
+	if err != nil {
+		storeError(w, err)
+		return
+	}
+	var b bytes.Buffer
+	h.render(r).historyBundle(&b, typ, id, versions, firstKept, params, q)
+	writeBundle(w, r, &b)
+}
+
+// bundle processes a transaction or batch Bundle.
+func (h *Handler) bundle(w http.ResponseWriter, r *http.Request) {
+	body, ok := h.body(w, r)
+	if !ok {
+		return
+	}
+	doc, err := parseDoc("", body, true)
+	if err != nil {
+		storeError(w, err)
+		return
+	}
+	res, err := h.Store.processBundle("", body, doc, false)
+	if err != nil {
+		storeError(w, err)
+		return
+	}
+	var b bytes.Buffer
+	h.render(r).response(&b, res)
+	writeBundle(w, r, &b)
+}
+
+// Transact processes a Bundle of type transaction or batch as POST [base]
+// does (R4 http.html#transaction) and returns the response Bundle
+// (transaction-response or batch-response); baseURL prefixes the fullUrl
+// and links of what it holds. A transaction that fails changes nothing
+// and returns a BundleError (or a BoundError); a Bundle that cannot be
+// read is a LoadError.
+func (s *Store) Transact(bundle []byte, baseURL string) ([]byte, error) {
+	doc, err := parseDoc("", bundle, true)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.processBundle("", bundle, doc, false)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	render{base: strings.TrimRight(baseURL, "/"), pageSize: DefaultPageSize, maxPage: DefaultMaxPageSize}.response(&b, res)
+	return b.Bytes(), nil
+}
+
+// response writes the transaction-response or batch-response of b.
+func (rc render) response(b *bytes.Buffer, res *bundle) {
+	kind := "batch-response"
+	if res.tx {
+		kind = "transaction-response"
+	}
+	b.WriteString(`{"resourceType":"Bundle","type":"` + kind + `","entry":[`)
+	for i, o := range res.ops {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		rc.entry(b, o)
+	}
+	b.WriteString(`]}`)
+}
+
+// entry writes one entry of a response Bundle.
+func (rc render) entry(b *bytes.Buffer, o *op) {
+	if o.err != nil {
+		status, code := errorStatus(o.err)
+		b.WriteString(`{"response":{"status":` + quote(statusLine(status)) + `,"outcome":`)
+		b.WriteString(outcomeJSON(code, o.err.Error(), fmt.Sprintf("Bundle.entry[%d]", o.index)))
+		b.WriteString(`}}`)
+		return
+	}
+	b.WriteByte('{')
+	switch {
+	case o.search != nil:
+		b.WriteString(`"resource":`)
+		rc.searchset(b, o.typ, *o.search, o.query)
+		b.WriteByte(',')
+	case o.history:
+		q, _ := historyQuery(o.query)
+		if q == nil {
+			q = &query{count: -1}
+		}
+		b.WriteString(`"resource":`)
+		rc.historyBundle(b, o.typ, o.id, o.versions, o.firstKept, o.query, q)
+		b.WriteByte(',')
+	case o.e != nil:
+		b.WriteString(`"fullUrl":` + quote(rc.base+"/"+o.typ+"/"+o.e.id) + `,`)
+		if !rc.minimal && o.method != http.MethodHead {
+			b.WriteString(`"resource":` + o.e.raw + `,`)
+		}
+	}
+	b.WriteString(`"response":{"status":` + quote(statusLine(o.status)))
+	if e := o.e; e != nil {
+		if o.method == "POST" || o.method == "PUT" {
+			b.WriteString(`,"location":` + quote(e.typ+"/"+e.id+"/_history/"+e.version))
+		}
+		b.WriteString(`,"etag":` + quote(`W/"`+e.version+`"`) + `,"lastModified":` + quote(stamp(e.lastUpdated)))
+	}
+	b.WriteString(`}}`)
+}
+
+// statusLine is a response.status: the code and its reason.
+func statusLine(status int) string { return strconv.Itoa(status) + " " + http.StatusText(status) }
+
+// stamp formats microseconds since 1970 as an instant.
+func stamp(micro int64) string {
+	return time.UnixMicro(micro).UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }
 
 func quote(s string) string {
@@ -268,7 +490,7 @@ func (h *Handler) writeResource(w http.ResponseWriter, r *http.Request, status i
 		w.Header().Set("Location", h.base(r)+"/"+res.Type+"/"+res.ID+"/_history/"+res.Version)
 	}
 	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
+	if r.Method != http.MethodHead && !(location && h.render(r).minimal) {
 		w.Write(res.JSON)
 	}
 }
@@ -286,12 +508,12 @@ func (h *Handler) metadata(w http.ResponseWriter, r *http.Request) {
 	}
 	sortStrings(list)
 	var b bytes.Buffer
-	b.WriteString(`{"resourceType":"CapabilityStatement","status":"active","kind":"instance","fhirVersion":"4.0.1","format":["json"],"rest":[{"mode":"server","resource":[`)
+	b.WriteString(`{"resourceType":"CapabilityStatement","status":"active","kind":"instance","fhirVersion":"4.0.1","format":["json"],"rest":[{"mode":"server","interaction":[{"code":"transaction"},{"code":"batch"}],"resource":[`)
 	for i, t := range list {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`{"type":` + quote(t) + `,"interaction":[{"code":"read"},{"code":"vread"},{"code":"create"},{"code":"update"},{"code":"delete"},{"code":"search-type"}],"searchParam":[`)
+		b.WriteString(`{"type":` + quote(t) + `,"interaction":[{"code":"read"},{"code":"vread"},{"code":"create"},{"code":"update"},{"code":"delete"},{"code":"history-instance"},{"code":"search-type"}],"versioning":"versioned-update","conditionalCreate":true,"conditionalUpdate":true,"conditionalDelete":"single","searchParam":[`)
 		n := 0
 		for _, d := range r4Params {
 			if d.Base != t {
@@ -315,26 +537,56 @@ func (h *Handler) metadata(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// outcomeJSON is an OperationOutcome with one error issue; expression,
+// when set, locates it (Bundle.entry[3]).
+func outcomeJSON(code, diagnostics, expression string) string {
+	s := `{"resourceType":"OperationOutcome","issue":[{"severity":"error","code":` + quote(code) + `,"diagnostics":` + quote(diagnostics)
+	if expression != "" {
+		s += `,"expression":[` + quote(expression) + `]`
+	}
+	return s + `}]}`
+}
+
 // outcome writes an OperationOutcome with one error issue.
-func outcome(w http.ResponseWriter, status int, code, diagnostics string) {
+func outcome(w http.ResponseWriter, status int, code, diagnostics, expression string) {
 	w.Header().Set("Content-Type", "application/fhir+json; charset=utf-8")
 	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"resourceType":"OperationOutcome","issue":[{"severity":"error","code":%s,"diagnostics":%s}]}`, quote(code), quote(diagnostics))
+	io.WriteString(w, outcomeJSON(code, diagnostics, expression))
+}
+
+// errorStatus is the HTTP status and OperationOutcome issue code of a
+// store's error.
+func errorStatus(err error) (int, string) {
+	var se *SearchError
+	var le *LoadError
+	var be *BoundError
+	switch {
+	case errors.As(err, &be):
+		return http.StatusInsufficientStorage, "too-costly"
+	case errors.Is(err, errMultipleMatches):
+		return http.StatusPreconditionFailed, "multiple-matches"
+	case errors.Is(err, ErrPreconditionFailed):
+		return http.StatusPreconditionFailed, "conflict"
+	case errors.Is(err, errNotSupported):
+		return http.StatusMethodNotAllowed, "not-supported"
+	case errors.As(err, &se) && errors.Is(err, ErrUnknownParameter):
+		return http.StatusBadRequest, "not-supported"
+	case errors.As(err, &se), errors.As(err, &le):
+		return http.StatusBadRequest, "invalid"
+	case errors.Is(err, ErrGone):
+		return http.StatusGone, "deleted"
+	case errors.Is(err, ErrNotFound):
+		return http.StatusNotFound, "not-found"
+	}
+	return http.StatusInternalServerError, "exception"
 }
 
 func storeError(w http.ResponseWriter, err error) {
-	var se *SearchError
-	var le *LoadError
-	switch {
-	case errors.As(err, &se) && errors.Is(err, ErrUnknownParameter):
-		outcome(w, http.StatusBadRequest, "not-supported", err.Error())
-	case errors.As(err, &se), errors.As(err, &le):
-		outcome(w, http.StatusBadRequest, "invalid", err.Error())
-	case errors.Is(err, ErrGone):
-		outcome(w, http.StatusGone, "deleted", err.Error())
-	case errors.Is(err, ErrNotFound):
-		outcome(w, http.StatusNotFound, "not-found", err.Error())
-	default:
-		outcome(w, http.StatusInternalServerError, "exception", err.Error())
+	status, code := errorStatus(err)
+	expression := ""
+	var be *BundleError
+	if errors.As(err, &be) {
+		expression = fmt.Sprintf("Bundle.entry[%d]", be.Entry)
 	}
+	outcome(w, status, code, err.Error(), expression)
 }

@@ -4,7 +4,7 @@ package fhir
 
 // r4ParamCount is how many parameters the table holds for the indexed
 // resource types (those of Resource not counted).
-const r4ParamCount = 277
+const r4ParamCount = 305
 
 // r4Params are the R4 search parameters of the indexed resource types and
 // of Resource, in (base, code) order; Expr keeps only the branches of the
@@ -155,6 +155,21 @@ var r4Params = []paramDef{
 	{Base: "Encounter", Code: "status", Type: "token", Expr: "Encounter.status", Targets: nil},
 	{Base: "Encounter", Code: "subject", Type: "reference", Expr: "Encounter.subject", Targets: []string{"Group", "Patient"}},
 	{Base: "Encounter", Code: "type", Type: "token", Expr: "Encounter.type", Targets: nil},
+	{Base: "Location", Code: "address", Type: "string", Expr: "Location.address", Targets: nil},
+	{Base: "Location", Code: "address-city", Type: "string", Expr: "Location.address.city", Targets: nil},
+	{Base: "Location", Code: "address-country", Type: "string", Expr: "Location.address.country", Targets: nil},
+	{Base: "Location", Code: "address-postalcode", Type: "string", Expr: "Location.address.postalCode", Targets: nil},
+	{Base: "Location", Code: "address-state", Type: "string", Expr: "Location.address.state", Targets: nil},
+	{Base: "Location", Code: "address-use", Type: "token", Expr: "Location.address.use", Targets: nil},
+	{Base: "Location", Code: "endpoint", Type: "reference", Expr: "Location.endpoint", Targets: []string{"Endpoint"}},
+	{Base: "Location", Code: "identifier", Type: "token", Expr: "Location.identifier", Targets: nil},
+	{Base: "Location", Code: "name", Type: "string", Expr: "Location.name | Location.alias", Targets: nil},
+	{Base: "Location", Code: "near", Type: "special", Expr: "Location.position", Targets: nil},
+	{Base: "Location", Code: "operational-status", Type: "token", Expr: "Location.operationalStatus", Targets: nil},
+	{Base: "Location", Code: "organization", Type: "reference", Expr: "Location.managingOrganization", Targets: []string{"Organization"}},
+	{Base: "Location", Code: "partof", Type: "reference", Expr: "Location.partOf", Targets: []string{"Location"}},
+	{Base: "Location", Code: "status", Type: "token", Expr: "Location.status", Targets: nil},
+	{Base: "Location", Code: "type", Type: "token", Expr: "Location.type", Targets: nil},
 	{Base: "Observation", Code: "based-on", Type: "reference", Expr: "Observation.basedOn", Targets: []string{"CarePlan", "MedicationRequest", "NutritionOrder", "DeviceRequest", "ServiceRequest", "ImmunizationRecommendation"}},
 	{Base: "Observation", Code: "category", Type: "token", Expr: "Observation.category", Targets: nil},
 	{Base: "Observation", Code: "code", Type: "token", Expr: "Observation.code", Targets: nil},
@@ -246,6 +261,19 @@ var r4Params = []paramDef{
 	{Base: "Practitioner", Code: "phone", Type: "token", Expr: "Practitioner.telecom.where(system='phone')", Targets: nil},
 	{Base: "Practitioner", Code: "phonetic", Type: "string", Expr: "Practitioner.name", Targets: nil},
 	{Base: "Practitioner", Code: "telecom", Type: "token", Expr: "Practitioner.telecom", Targets: nil},
+	{Base: "PractitionerRole", Code: "active", Type: "token", Expr: "PractitionerRole.active", Targets: nil},
+	{Base: "PractitionerRole", Code: "date", Type: "date", Expr: "PractitionerRole.period", Targets: nil},
+	{Base: "PractitionerRole", Code: "email", Type: "token", Expr: "PractitionerRole.telecom.where(system='email')", Targets: nil},
+	{Base: "PractitionerRole", Code: "endpoint", Type: "reference", Expr: "PractitionerRole.endpoint", Targets: []string{"Endpoint"}},
+	{Base: "PractitionerRole", Code: "identifier", Type: "token", Expr: "PractitionerRole.identifier", Targets: nil},
+	{Base: "PractitionerRole", Code: "location", Type: "reference", Expr: "PractitionerRole.location", Targets: []string{"Location"}},
+	{Base: "PractitionerRole", Code: "organization", Type: "reference", Expr: "PractitionerRole.organization", Targets: []string{"Organization"}},
+	{Base: "PractitionerRole", Code: "phone", Type: "token", Expr: "PractitionerRole.telecom.where(system='phone')", Targets: nil},
+	{Base: "PractitionerRole", Code: "practitioner", Type: "reference", Expr: "PractitionerRole.practitioner", Targets: []string{"Practitioner"}},
+	{Base: "PractitionerRole", Code: "role", Type: "token", Expr: "PractitionerRole.code", Targets: nil},
+	{Base: "PractitionerRole", Code: "service", Type: "reference", Expr: "PractitionerRole.healthcareService", Targets: []string{"HealthcareService"}},
+	{Base: "PractitionerRole", Code: "specialty", Type: "token", Expr: "PractitionerRole.specialty", Targets: nil},
+	{Base: "PractitionerRole", Code: "telecom", Type: "token", Expr: "PractitionerRole.telecom", Targets: nil},
 	{Base: "Resource", Code: "_content", Type: "string", Expr: "", Targets: nil},
 	{Base: "Resource", Code: "_id", Type: "token", Expr: "Resource.id", Targets: nil},
 	{Base: "Resource", Code: "_lastUpdated", Type: "date", Expr: "Resource.meta.lastUpdated", Targets: nil},

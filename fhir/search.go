@@ -622,6 +622,14 @@ type searchResult struct {
 
 // search runs params over typ's resources.
 func (s *Store) search(typ string, params url.Values) (searchResult, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.searchLocked(typ, params)
+}
+
+// searchLocked is search for a caller holding the store's lock (read or
+// write).
+func (s *Store) searchLocked(typ string, params url.Values) (searchResult, error) {
 	if !validType(typ) {
 		return searchResult{}, &SearchError{Param: "resource type", Value: typ, Err: fmt.Errorf("%w: not a resource type", ErrBadValue)}
 	}
@@ -629,7 +637,7 @@ func (s *Store) search(typ string, params url.Values) (searchResult, error) {
 	if err != nil {
 		return searchResult{}, err
 	}
-	return s.run(typ, q)
+	return s.run(typ, q), nil
 }
 
 // Index builds, ahead of the first search, the indexes of the parameters
@@ -655,85 +663,76 @@ func (s *Store) Index(typ string, params ...string) error {
 		}
 		q.clauses = append(q.clauses, c)
 	}
-	s.ensure(typ, q)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if t := s.types[typ]; t != nil {
+		t.ensure(q)
+	}
 	return nil
 }
 
-// ensure builds the columns and indexes q reads.
-func (s *Store) ensure(typ string, q *query) {
-	s.mu.RLock()
-	t := s.types[typ]
-	missing := false
-	if t != nil {
-		for _, c := range q.codes {
-			if _, ok := t.columns[c]; !ok {
-				missing = true
-			}
-		}
-		for _, c := range q.clauses {
-			if _, ok := t.tokenIx[c.code]; c.tokens != nil && !ok {
-				missing = true
-			}
-			if _, ok := t.dateIx[c.code]; c.dateIx && !ok {
-				missing = true
-			}
+// missing reports whether a column or index q reads is not built; the
+// caller holds t.ix.mu.
+func (t *typeTable) missing(q *query) bool {
+	for _, c := range q.codes {
+		if _, ok := t.ix.columns[c]; !ok {
+			return true
 		}
 	}
-	if missing {
-		s.mu.RUnlock()
-		s.mu.Lock()
-		for _, c := range q.codes {
-			if _, ok := t.columns[c]; !ok {
-				col := make([][]ival, len(t.entries))
-				for i, e := range t.entries {
-					col[i] = t.values(c, e)
-				}
-				t.columns[c] = col
-			}
+	for _, c := range q.clauses {
+		if _, ok := t.ix.tokenIx[c.code]; c.tokens != nil && !ok {
+			return true
 		}
-		for _, c := range q.clauses {
-			if _, ok := t.tokenIx[c.code]; c.tokens != nil && !ok {
-				t.tokenIx[c.code] = buildTokenIndex(t.columns[c.code])
-			}
-			if _, ok := t.dateIx[c.code]; c.dateIx && !ok {
-				t.dateIx[c.code] = buildDateIndex(t.columns[c.code])
-			}
+		if _, ok := t.ix.dateIx[c.code]; c.dateIx && !ok {
+			return true
 		}
-		s.mu.Unlock()
+	}
+	return false
+}
+
+// ensure builds the columns and indexes q reads. The caller holds the
+// store's lock, so t's resources do not change; stores sharing t may
+// build at once, hence t.ix.mu.
+func (t *typeTable) ensure(q *query) {
+	t.ix.mu.RLock()
+	missing := t.missing(q)
+	t.ix.mu.RUnlock()
+	if !missing {
 		return
 	}
-	s.mu.RUnlock()
-}
-
-func (t *typeTable) hasColumns(codes []string) bool {
-	for _, c := range codes {
-		if _, ok := t.columns[c]; !ok {
-			return false
+	t.ix.mu.Lock()
+	defer t.ix.mu.Unlock()
+	for _, c := range q.codes {
+		if _, ok := t.ix.columns[c]; !ok {
+			col := make([][]ival, len(t.entries))
+			for i, e := range t.entries {
+				col[i] = t.values(c, e)
+			}
+			t.ix.columns[c] = col
 		}
 	}
-	return true
+	for _, c := range q.clauses {
+		if _, ok := t.ix.tokenIx[c.code]; c.tokens != nil && !ok {
+			t.ix.tokenIx[c.code] = buildTokenIndex(t.ix.columns[c.code])
+		}
+		if _, ok := t.ix.dateIx[c.code]; c.dateIx && !ok {
+			t.ix.dateIx[c.code] = buildDateIndex(t.ix.columns[c.code])
+		}
+	}
 }
 
-// run evaluates a parsed query.
-func (s *Store) run(typ string, q *query) (searchResult, error) {
-	var t *typeTable
-	for {
-		s.ensure(typ, q)
-		s.mu.RLock()
-		t = s.types[typ]
-		if t == nil || t.hasColumns(q.codes) {
-			break
-		}
-		// The type was created between ensure and now: build again.
-		s.mu.RUnlock()
-	}
-	defer s.mu.RUnlock()
+// run evaluates a parsed query; the caller holds the store's lock.
+func (s *Store) run(typ string, q *query) searchResult {
+	t := s.types[typ]
 	if t == nil {
-		return searchResult{q: q}, nil
+		return searchResult{q: q}
 	}
+	t.ensure(q)
+	t.ix.mu.RLock()
+	defer t.ix.mu.RUnlock()
 	cols := make([][][]ival, len(q.clauses))
 	for i, c := range q.clauses {
-		cols[i] = t.columns[c.code]
+		cols[i] = t.ix.columns[c.code]
 	}
 	var out []*entry
 	positions := []int{}
@@ -763,7 +762,7 @@ next:
 	if len(q.sorts) > 0 {
 		sortEntries(t, q.sorts, out, positions)
 	}
-	return searchResult{entries: out, q: q}, nil
+	return searchResult{entries: out, q: q}
 }
 
 // sortEntries orders out (with their positions) by the _sort keys: a
@@ -780,8 +779,8 @@ func sortEntries(t *typeTable, keys []sortKey, out []*entry, positions []int) {
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		for _, k := range keys {
-			a, aok := sortValue(t.columns[k.code][rows[i].pos], k)
-			b, bok := sortValue(t.columns[k.code][rows[j].pos], k)
+			a, aok := sortValue(t.ix.columns[k.code][rows[i].pos], k)
+			b, bok := sortValue(t.ix.columns[k.code][rows[j].pos], k)
 			switch {
 			case !aok && !bok:
 				continue
@@ -888,7 +887,7 @@ func (t *typeTable) candidates(clauses []clause) []int32 {
 		case c.tokens != nil:
 			// An index a write dropped since the search built it does not
 			// narrow (the columns themselves stay current).
-			ix, ok := t.tokenIx[c.code]
+			ix, ok := t.ix.tokenIx[c.code]
 			if !ok {
 				continue
 			}
@@ -896,7 +895,7 @@ func (t *typeTable) candidates(clauses []clause) []int32 {
 				list = append(list, ix[code]...)
 			}
 		case c.dateIx:
-			ix, ok := t.dateIx[c.code]
+			ix, ok := t.ix.dateIx[c.code]
 			if !ok {
 				continue
 			}

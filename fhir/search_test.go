@@ -22,7 +22,7 @@ func peopleStore(t testing.TB) *Store {
 		t.Fatal(err)
 	}
 	s := NewStore()
-	s.now = func() time.Time { return testNow }
+	s.cfg.now = func() time.Time { return testNow }
 	if _, err := s.LoadJSON(data); err != nil {
 		t.Fatal(err)
 	}
@@ -218,11 +218,11 @@ func TestDateTable(t *testing.T) {
 	}
 	// ap: within 10% of the distance from now; with now at the value the
 	// window is the value itself.
-	s.now = func() time.Time { return time.Date(2023, 6, 15, 12, 0, 0, 0, time.UTC) }
+	s.cfg.now = func() time.Time { return time.Date(2023, 6, 15, 12, 0, 0, 0, time.UTC) }
 	if got, _ := searchIDs(t, s, "Encounter", "date=ap2023-06-15T12:00:00Z"); got != "e-year,e-month,e-day,e-instant,e-open" {
 		t.Errorf("ap at now = [%s]", got)
 	}
-	s.now = func() time.Time { return time.Date(2033, 6, 15, 0, 0, 0, 0, time.UTC) } // 10 years on: +-1 year
+	s.cfg.now = func() time.Time { return time.Date(2033, 6, 15, 0, 0, 0, 0, time.UTC) } // 10 years on: +-1 year
 	if got, _ := searchIDs(t, s, "Encounter", "date=ap2022-06-15"); got != "e-year,e-month,e-day,e-instant,e-open,e-before" {
 		t.Errorf("ap a year wide = [%s]", got)
 	}

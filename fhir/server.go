@@ -6,8 +6,9 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/assaykit/assay/internal/netlimit"
 )
 
 // Server defaults.
@@ -61,7 +62,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
-	lim := &limitListener{Listener: ln, slots: make(chan struct{}, maxConns), done: make(chan struct{})}
+	lim := netlimit.New(ln, maxConns)
 	srv := &http.Server{
 		Handler:           s.Handler,
 		IdleTimeout:       idle,
@@ -100,57 +101,4 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	return srv.Shutdown(ctx)
-}
-
-// limitListener holds a slot per open connection and retries accept on
-// descriptor exhaustion.
-type limitListener struct {
-	net.Listener
-	slots     chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
-}
-
-func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-	wait := 5 * time.Millisecond
-	for {
-		c, err := l.Listener.Accept()
-		if err == nil {
-			return &slotConn{Conn: c, release: func() { <-l.slots }}, nil
-		}
-		if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ENOMEM) {
-			select {
-			case <-time.After(wait):
-			case <-l.done:
-				<-l.slots
-				return nil, net.ErrClosed
-			}
-			wait = min(wait*2, time.Second)
-			continue
-		}
-		<-l.slots
-		return nil, err
-	}
-}
-
-func (l *limitListener) Close() error {
-	l.closeOnce.Do(func() { close(l.done) })
-	return l.Listener.Close()
-}
-
-type slotConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *slotConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
 }

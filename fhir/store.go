@@ -1,17 +1,20 @@
 package fhir
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/assaykit/assay/assert"
@@ -49,10 +52,108 @@ func (e *LoadError) Unwrap() error { return e.Err }
 // of a resource the store does not hold.
 var ErrNotFound = errors.New("resource not found")
 
-// ErrGone is wrapped by the error of a read of a deleted resource.
+// ErrGone is wrapped by the error of a read of a deleted resource, and of
+// a vread of a version the store no longer keeps.
 var ErrGone = errors.New("resource deleted")
 
-// entry is one stored version of a resource.
+// Store bounds.
+const (
+	// DefaultMaxBytes bounds the resource JSON a store holds, every kept
+	// version counted (section 12 rule 19).
+	DefaultMaxBytes = 256 << 20
+	// DefaultMaxVersions bounds the versions kept of one resource; older
+	// ones are dropped.
+	DefaultMaxVersions = 100
+)
+
+// storeConfig is what StoreOptions set.
+type storeConfig struct {
+	now         func() time.Time
+	maxBytes    int64
+	maxCurrent  int64
+	maxVersions int
+	reserve     func(delta int64) error
+}
+
+// StoreOption configures a Store (NewStore) or a copy of one (Clone).
+type StoreOption func(*storeConfig)
+
+// WithClock sets the clock that stamps meta.lastUpdated of writes and that
+// date searches with ap measure from (nil: time.Now).
+func WithClock(now func() time.Time) StoreOption {
+	return func(c *storeConfig) { c.now = now }
+}
+
+// WithMaxBytes bounds the resource JSON the store holds, every kept version
+// counted (<= 0: DefaultMaxBytes). A write that would pass it is refused
+// with a BoundError.
+func WithMaxBytes(n int64) StoreOption {
+	return func(c *storeConfig) { c.maxBytes = n }
+}
+
+// WithMaxCurrentBytes bounds the JSON of the current versions alone (<= 0:
+// no bound but MaxBytes). The sandbox gives each run 64 MiB.
+func WithMaxCurrentBytes(n int64) StoreOption {
+	return func(c *storeConfig) { c.maxCurrent = n }
+}
+
+// WithMaxVersions bounds the versions kept of one resource (<= 0:
+// DefaultMaxVersions); a write past it drops the oldest, whose vread then
+// answers ErrGone.
+func WithMaxVersions(n int) StoreOption {
+	return func(c *storeConfig) { c.maxVersions = n }
+}
+
+// WithReserve sets a hook consulted before each write commits, with the
+// bytes the write adds (see Store for what counts): an error refuses the
+// write (a BoundError wrapping it), which then leaves no trace. A write
+// that frees bytes calls it with a negative delta, whose error is
+// ignored. It is called with the store locked and must not call the
+// store. A sandbox charges its memory budget through it.
+func WithReserve(f func(delta int64) error) StoreOption {
+	return func(c *storeConfig) { c.reserve = f }
+}
+
+func (c *storeConfig) fill() {
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.maxBytes <= 0 {
+		c.maxBytes = DefaultMaxBytes
+	}
+	if c.maxVersions <= 0 {
+		c.maxVersions = DefaultMaxVersions
+	}
+}
+
+// BoundError reports a write the store refused because it would pass one
+// of its bounds, or because the Reserve hook refused it. Over HTTP it is
+// a 507 OperationOutcome.
+type BoundError struct {
+	// Bound is "MaxBytes", "MaxCurrentBytes" or "Reserve".
+	Bound string
+	// Limit is the bound and Size what the store would have held, in
+	// bytes (MaxBytes, MaxCurrentBytes).
+	Limit, Size int64
+	// Err is the Reserve hook's error.
+	Err error
+}
+
+func (e *BoundError) Error() string {
+	switch e.Bound {
+	case "MaxBytes":
+		return fmt.Sprintf("the store holds at most %d bytes of resource JSON, history included (MaxBytes); this write would make it %d", e.Limit, e.Size)
+	case "MaxCurrentBytes":
+		return fmt.Sprintf("the store holds at most %d bytes of current resources (MaxCurrentBytes); this write would make it %d", e.Limit, e.Size)
+	}
+	return "the write was refused by the store's Reserve hook: " + e.Err.Error()
+}
+
+// Unwrap returns the Reserve hook's error.
+func (e *BoundError) Unwrap() error { return e.Err }
+
+// entry is one stored version of a resource. Entries never change once
+// stored; tables share them.
 type entry struct {
 	typ, id, version string
 	lastUpdated      int64 // microseconds since 1970 UTC
@@ -60,18 +161,86 @@ type entry struct {
 	deleted          bool
 }
 
-// typeTable holds the current resources of one type.
+// history is the versions of one resource.
+type history struct {
+	// list holds the kept versions, oldest first. A new version makes a
+	// new slice, never appends in place: copies of a table share lists.
+	list []*entry
+	// count is how many versions were ever written, dropped ones included.
+	count int
+	// firstDropped is the first version's id once the bound dropped it.
+	firstDropped string
+}
+
+// next is the id of the version that follows: one more than the last
+// when it is a number (a loaded versionId 7 is followed by 8), else one
+// more than the count of versions.
+func (h history) next() string {
+	if len(h.list) == 0 {
+		return "1"
+	}
+	if n, err := strconv.Atoi(h.list[len(h.list)-1].version); err == nil && n >= h.count {
+		return strconv.Itoa(n + 1)
+	}
+	return strconv.Itoa(h.count + 1)
+}
+
+// add returns h with e appended, keeping at most max versions, and the
+// bytes of the versions dropped.
+func (h history) add(e *entry, max int) (history, int64) {
+	keep := h.list
+	var freed int64
+	for len(keep) > 0 && len(keep) >= max {
+		if h.count == len(keep) {
+			h.firstDropped = keep[0].version
+		}
+		freed += int64(len(keep[0].raw))
+		keep = keep[1:]
+	}
+	list := make([]*entry, len(keep)+1)
+	copy(list, keep)
+	list[len(keep)] = e
+	return history{list: list, count: h.count + 1, firstDropped: h.firstDropped}, freed
+}
+
+// dropped reports whether vid names a version the bound dropped.
+func (h history) dropped(vid string) bool {
+	if h.count == len(h.list) || len(h.list) == 0 {
+		return false
+	}
+	if vid == h.firstDropped {
+		return true
+	}
+	n, err := strconv.Atoi(vid)
+	oldest, err2 := strconv.Atoi(h.list[0].version)
+	return err == nil && err2 == nil && n >= 1 && n < oldest
+}
+
+// typeTable holds the resources of one type. A table is owned by one
+// store until Clone shares it; then no store changes it again, and a
+// store that writes to the type first copies it (copy on write).
 type typeTable struct {
 	name    string
+	shared  atomic.Bool
+	byID    map[string]int // id -> position
 	entries []*entry       // current version per position; deleted ones stay as tombstones
-	byID    map[string]int // id -> position in entries
+	hist    []history      // versions per position
 	live    int
+	ix      tableIndex
+}
+
+// tableIndex is what searches derive from a table: built on first use,
+// under mu, since stores that share a table search it at once. A store
+// writing to its own table changes them under its own lock alone: no
+// other store sees that table.
+type tableIndex struct {
+	mu sync.RWMutex
 	// columns are the indexed values of each parameter used so far, by
-	// position; built on first use, kept up to date by writes.
+	// position; kept up to date by writes.
 	columns map[string][][]ival
 	// tokenIx (code -> token code -> positions) and dateIx (code ->
 	// positions sorted by the start of their ranges) narrow the candidates
-	// of a search; built on first use, dropped by any write.
+	// of a search; dropped by any write.
 	tokenIx map[string]map[string][]int32
 	dateIx  map[string][]datePos
 }
@@ -81,27 +250,95 @@ type datePos struct {
 	pos int32
 }
 
+func newTable(typ string) *typeTable {
+	t := &typeTable{name: typ, byID: map[string]int{}}
+	t.ix.columns = map[string][][]ival{}
+	t.ix.tokenIx = map[string]map[string][]int32{}
+	t.ix.dateIx = map[string][]datePos{}
+	return t
+}
+
 // invalidate drops the auxiliary indexes after a write.
 func (t *typeTable) invalidate() {
-	clear(t.tokenIx)
-	clear(t.dateIx)
+	clear(t.ix.tokenIx)
+	clear(t.ix.dateIx)
+}
+
+// copy returns a table of the same resources that the caller owns, and an
+// estimate of the bytes it takes (a map entry, an entry pointer and a
+// history per resource, and a slot per built column). The entries and
+// histories are shared; the slices and maps that writes change are
+// copied.
+func (t *typeTable) copy() (*typeTable, int64) {
+	c := newTable(t.name)
+	c.entries = append(make([]*entry, 0, len(t.entries)+1), t.entries...)
+	c.hist = append(make([]history, 0, len(t.hist)+1), t.hist...)
+	c.live = t.live
+	c.byID = make(map[string]int, len(t.byID)+1)
+	for id, pos := range t.byID {
+		c.byID[id] = pos
+	}
+	t.ix.mu.RLock()
+	for code, col := range t.ix.columns {
+		c.ix.columns[code] = append(make([][]ival, 0, len(col)+1), col...)
+	}
+	cost := int64(len(t.entries)) * int64(112+24*len(t.ix.columns))
+	t.ix.mu.RUnlock()
+	return c, cost
 }
 
 // Store is an in-memory FHIR R4 store: any resource type is stored and
 // readable, and searches follow the R4 rules for the parameters of the
 // official definitions (see the package documentation). It is safe for
 // concurrent use, and it is a Source.
+//
+// A store is bounded: by default it holds at most DefaultMaxBytes of
+// resource JSON (every kept version counted: the bytes of each version as
+// stored) and DefaultMaxVersions versions of one resource; see the
+// StoreOptions. Clone copies a store in constant time.
 type Store struct {
-	mu      sync.RWMutex
-	types   map[string]*typeTable
-	history map[string][]*entry // Type/id -> versions, oldest first
-	now     func() time.Time
-	nextID  int64
+	mu     sync.RWMutex
+	cfg    storeConfig
+	types  map[string]*typeTable
+	nextID int64
+	// bytes is the JSON of every kept version; current that of the
+	// current versions.
+	bytes, current int64
 }
 
 // NewStore returns an empty store.
-func NewStore() *Store {
-	return &Store{types: map[string]*typeTable{}, history: map[string][]*entry{}, now: time.Now}
+func NewStore(opts ...StoreOption) *Store {
+	s := &Store{types: map[string]*typeTable{}}
+	for _, o := range opts {
+		o(&s.cfg)
+	}
+	s.cfg.fill()
+	return s
+}
+
+// Clone returns a store that starts as an exact copy of s (resources,
+// versions, the ids it will mint next, its options, then opts applied)
+// and then lives apart: a write to either is never seen by the other. The
+// copy shares s's data, so it costs the same whatever s holds (well under
+// a millisecond and a few hundred bytes per resource type); the first
+// write to a resource type, in either store, then copies that type's table
+// of ids (about 100 bytes per resource of the type, charged to the Reserve
+// hook), and later writes to it cost what they cost in any store. Indexes
+// that searches build on the shared tables are shared too.
+func (s *Store) Clone(opts ...StoreOption) *Store {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c := &Store{cfg: s.cfg, types: make(map[string]*typeTable, len(s.types)),
+		nextID: s.nextID, bytes: s.bytes, current: s.current}
+	for name, t := range s.types {
+		t.shared.Store(true)
+		c.types[name] = t
+	}
+	for _, o := range opts {
+		o(&c.cfg)
+	}
+	c.cfg.fill()
+	return c
 }
 
 // Len returns how many resources (current, not deleted) the store holds.
@@ -115,11 +352,21 @@ func (s *Store) Len() int {
 	return n
 }
 
-// LoadJSON loads one resource or Bundle. Bundles of type collection,
-// transaction, batch, searchset and history are unpacked (a transaction's
-// urn:uuid references become Type/id references); any other Bundle is
-// stored as a resource. It returns how many resources it stored; on error
-// nothing is stored.
+// Size returns the bytes of resource JSON the store holds: every kept
+// version, and the current versions alone (what MaxBytes and
+// MaxCurrentBytes bound).
+func (s *Store) Size() (all, current int64) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.bytes, s.current
+}
+
+// LoadJSON loads one resource or Bundle. A Bundle of type transaction is
+// applied as a transaction (as POST [base] applies it, but that a loaded
+// meta.lastUpdated and versionId are kept); Bundles of type collection,
+// batch, searchset and history are unpacked (a urn:uuid reference becomes
+// Type/id); any other Bundle is stored as a resource. It returns how many
+// resources it stored; on error nothing is stored.
 func (s *Store) LoadJSON(data []byte) (int, error) { return s.load("", data) }
 
 // LoadFS loads every *.json file of fsys's root folder (not its
@@ -152,11 +399,14 @@ type pending struct {
 	typ, id string
 	raw     string
 	del     bool
+	urn     string // the entry's fullUrl, when a urn
 }
 
-func (s *Store) load(file string, data []byte) (int, error) {
-	fail := func(ptr string, err error) (int, error) {
-		return 0, &LoadError{Location: assert.Location{File: file, Pointer: ptr}, Err: err}
+// parseDoc checks data as a document to load or a request body: nesting,
+// repeated keys (noRepeats), JSON syntax. file names it in errors.
+func parseDoc(file string, data []byte, noRepeats bool) (gjson.Result, error) {
+	if je := checkJSON(data, noRepeats); je != nil {
+		return gjson.Result{}, &LoadError{Location: at(data, file, je.Pointer, je.Offset), Err: errors.New(je.Msg)}
 	}
 	if !gjson.ValidBytes(data) {
 		var v any
@@ -169,94 +419,119 @@ func (s *Store) load(file string, data []byte) (int, error) {
 		} else if err != nil {
 			le.Err = fmt.Errorf("not JSON: %w", err)
 		}
-		return 0, le
+		return gjson.Result{}, le
 	}
 	doc := gjson.ParseBytes(data)
 	if !doc.IsObject() {
-		return fail("", errors.New("not a JSON object (a resource or Bundle)"))
+		return doc, &LoadError{Location: assert.Location{File: file}, Err: errors.New("not a JSON object (a resource or Bundle)")}
+	}
+	return doc, nil
+}
+
+func (s *Store) load(file string, data []byte) (int, error) {
+	doc, err := parseDoc(file, data, false)
+	if err != nil {
+		return 0, err
 	}
 	var list []pending
 	rt := doc.Get("resourceType")
 	switch bt := doc.Get("type").Str; {
-	case rt.Str == "Bundle" && (bt == "collection" || bt == "transaction" || bt == "batch" || bt == "searchset" || bt == "history" || bt == "transaction-response" || bt == "batch-response"):
-		uuids := map[string]string{}
-		var err error
-		i := -1
-		doc.Get("entry").ForEach(func(_, e gjson.Result) bool {
-			i++
-			ptr := "/entry/" + strconv.Itoa(i)
-			res := e.Get("resource")
-			method := e.Get("request.method").Str
-			if method == "DELETE" {
-				t, id, ok := parseReference(e.Get("request.url").Str)
-				if !ok {
-					err = &LoadError{Location: at(data, file, ptr+"/request/url", e.Get("request.url").Index), Err: errors.New("a DELETE entry needs a Type/id url")}
-					return false
-				}
-				list = append(list, pending{typ: t, id: id, del: true})
-				return true
-			}
-			if !res.Exists() {
-				return true
-			}
-			var p pending
-			if p, err = s.parse(res, func() assert.Location { return at(data, file, ptr+"/resource", res.Index) }); err != nil {
-				return false
-			}
-			if p.id == "" {
-				if t, id, ok := parseReference(e.Get("request.url").Str); ok && t == p.typ && method == "PUT" {
-					p.id = id
-				} else if fu := e.Get("fullUrl").Str; strings.HasPrefix(fu, "urn:uuid:") && validID(fu[9:]) {
-					p.id = fu[9:]
-				} else {
-					p.id = s.newID()
-				}
-				p.raw = setID(p.raw, p.id)
-			}
-			if fu := e.Get("fullUrl").Str; strings.HasPrefix(fu, "urn:") {
-				uuids[fu] = p.typ + "/" + p.id
-			}
-			list = append(list, p)
-			return true
-		})
-		if err != nil {
+	case rt.Str == "Bundle" && bt == "transaction":
+		return s.loadTransaction(file, data, doc)
+	case rt.Str == "Bundle" && (bt == "collection" || bt == "batch" || bt == "searchset" || bt == "history" || bt == "transaction-response" || bt == "batch-response"):
+		if list, err = unpack(file, data, doc); err != nil {
 			return 0, err
-		}
-		if len(uuids) > 0 {
-			for i := range list {
-				list[i].raw = rewriteURNs(list[i].raw, uuids)
-			}
 		}
 	default:
-		p, err := s.parse(doc, func() assert.Location { return assert.Location{File: file} })
+		p, err := parseResource(doc, func() assert.Location { return assert.Location{File: file} })
 		if err != nil {
 			return 0, err
-		}
-		if p.id == "" {
-			p.id = s.newID()
-			p.raw = setID(p.raw, p.id)
 		}
 		list = append(list, p)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	n := 0
-	for _, p := range list {
-		if p.del {
-			s.deleteLocked(p.typ, p.id)
-			continue
+	err = s.write(true, func(x *txn) error {
+		n = 0
+		uuids := map[string]string{}
+		for i := range list {
+			p := &list[i]
+			if p.del {
+				continue
+			}
+			if p.id == "" {
+				p.id = x.mintID(p.typ, "")
+				p.raw = setID(p.raw, p.id)
+			}
+			if p.urn != "" {
+				uuids[p.urn] = p.typ + "/" + p.id
+			}
 		}
-		s.putLocked(p.typ, p.id, p.raw, true)
-		n++
+		for _, p := range list {
+			if p.del {
+				x.del(p.typ, p.id)
+				continue
+			}
+			x.put(p.typ, p.id, rewriteURNs(p.raw, uuids))
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, &LoadError{Location: assert.Location{File: file}, Err: err}
 	}
 	return n, nil
 }
 
-// parse checks one resource: an object with a resourceType and, if it has
-// one, a valid id.
-// parse checks one resource; loc locates it, computed only for an error
+// unpack reads the entries of a Bundle that is stored entry by entry.
+func unpack(file string, data []byte, doc gjson.Result) ([]pending, error) {
+	var list []pending
+	var err error
+	i := -1
+	doc.Get("entry").ForEach(func(_, e gjson.Result) bool {
+		i++
+		ptr := "/entry/" + strconv.Itoa(i)
+		res := e.Get("resource")
+		method := e.Get("request.method").Str
+		if method == "DELETE" {
+			t, id, ok := parseReference(e.Get("request.url").Str)
+			if !ok {
+				err = &LoadError{Location: at(data, file, ptr+"/request/url", e.Get("request.url").Index), Err: errors.New("a DELETE entry needs a Type/id url")}
+				return false
+			}
+			list = append(list, pending{typ: t, id: id, del: true})
+			return true
+		}
+		if !res.Exists() {
+			return true
+		}
+		var p pending
+		if p, err = parseResource(res, func() assert.Location { return at(data, file, ptr+"/resource", res.Index) }); err != nil {
+			return false
+		}
+		fu := e.Get("fullUrl").Str
+		if p.id == "" {
+			if t, id, ok := parseReference(e.Get("request.url").Str); ok && t == p.typ && method == "PUT" {
+				p.id = id
+			} else if strings.HasPrefix(fu, "urn:uuid:") && validID(fu[9:]) {
+				p.id = fu[9:]
+			}
+			if p.id != "" {
+				p.raw = setID(p.raw, p.id)
+			}
+		}
+		if strings.HasPrefix(fu, "urn:") {
+			p.urn = fu
+		}
+		list = append(list, p)
+		return true
+	})
+	return list, err
+}
+
+// parseResource checks one resource: an object with a resourceType and,
+// if it has one, a valid id. loc locates it, computed only for an error
 // (a line and column cost a pass over the file).
-func (s *Store) parse(res gjson.Result, loc func() assert.Location) (pending, error) {
+func parseResource(res gjson.Result, loc func() assert.Location) (pending, error) {
 	fail := func(err error) (pending, error) { return pending{}, &LoadError{Location: loc(), Err: err} }
 	if !res.IsObject() {
 		return fail(errors.New("a resource must be a JSON object"))
@@ -297,6 +572,8 @@ func validType(t string) bool {
 	return true
 }
 
+// validID reports whether id is a FHIR id: 1 to 64 letters, digits, '-'
+// and '.' (digits alone included).
 func validID(id string) bool {
 	if id == "" || len(id) > 64 {
 		return false
@@ -310,14 +587,6 @@ func validID(id string) bool {
 	return true
 }
 
-func (s *Store) newID() string {
-	s.mu.Lock()
-	s.nextID++
-	n := s.nextID
-	s.mu.Unlock()
-	return "assay-" + strconv.FormatInt(n, 10)
-}
-
 // setID puts "id" first in the resource object raw (which has none).
 func setID(raw, id string) string {
 	i := strings.IndexByte(raw, '{')
@@ -328,75 +597,49 @@ func setID(raw, id string) string {
 	return raw[:i+1] + `"id":` + strconv.Quote(id) + sep + raw[i+1:]
 }
 
-// rewriteURNs replaces "urn:uuid:..." strings that name resources of the
-// same Bundle by their Type/id.
+// withID returns raw with its id set to id.
+func withID(raw, id string) string {
+	v := gjson.Get(raw, "id")
+	if !v.Exists() {
+		return setID(raw, id)
+	}
+	return raw[:v.Index] + strconv.Quote(id) + raw[v.Index+len(v.Raw):]
+}
+
+// rewriteURNs replaces the JSON strings of raw that equal a fullUrl of
+// urns (urn:uuid:..., urn:oid:...) by the Type/id it names, in one pass.
 func rewriteURNs(raw string, urns map[string]string) string {
-	if !strings.Contains(raw, `"urn:`) {
+	if len(urns) == 0 || !strings.Contains(raw, `"urn:`) {
 		return raw
 	}
-	for urn, ref := range urns {
-		raw = strings.ReplaceAll(raw, strconv.Quote(urn), strconv.Quote(ref))
-	}
-	return raw
-}
-
-// putLocked stores raw as the next version of typ/id, filling meta.versionId
-// and, when missing (or always, keepMeta false), meta.lastUpdated.
-func (s *Store) putLocked(typ, id, raw string, keepMeta bool) *entry {
-	key := typ + "/" + id
-	versions := s.history[key]
-	version := nextVersion(versions)
-	now := s.now().UTC()
-	lu := gjson.Get(raw, "meta.lastUpdated")
-	var luMicro int64
-	if keepMeta && lu.Type == gjson.String {
-		if lo, _, err := parseDateRange(lu.Str); err == nil {
-			luMicro = lo
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
 		}
-	}
-	stamp := ""
-	if luMicro == 0 {
-		stamp = now.Format("2006-01-02T15:04:05.000Z07:00")
-		luMicro = now.UnixMicro()
-	}
-	if v := gjson.Get(raw, "meta.versionId"); keepMeta && v.Type == gjson.String && v.Str != "" && len(versions) == 0 {
-		version = v.Str
-	}
-	raw = setMeta(raw, version, stamp)
-	e := &entry{typ: typ, id: id, version: version, lastUpdated: luMicro, raw: raw}
-	s.history[key] = append(versions, e)
-	t := s.table(typ)
-	t.invalidate()
-	if pos, ok := t.byID[id]; ok {
-		if t.entries[pos].deleted {
-			t.live++
+		j := i + 1
+		for j < len(raw) && raw[j] != '"' {
+			if raw[j] == '\\' {
+				j++
+			}
+			j++
 		}
-		t.entries[pos] = e
-		for code, col := range t.columns {
-			col[pos] = t.values(code, e)
+		if j >= len(raw) {
+			break
 		}
-	} else {
-		t.byID[id] = len(t.entries)
-		t.entries = append(t.entries, e)
-		t.live++
-		for code, col := range t.columns {
-			t.columns[code] = append(col, t.values(code, e))
+		if ref, ok := urns[raw[i+1:j]]; ok && strings.HasPrefix(raw[i+1:j], "urn:") {
+			b.WriteString(raw[last:i])
+			b.WriteString(strconv.Quote(ref))
+			last = j + 1
 		}
+		i = j
 	}
-	return e
-}
-
-// nextVersion follows the last version: one more than it when it is a
-// number (a loaded versionId 7 is followed by 8), else one more than the
-// number of versions.
-func nextVersion(versions []*entry) string {
-	if len(versions) == 0 {
-		return "1"
+	if last == 0 {
+		return raw
 	}
-	if n, err := strconv.Atoi(versions[len(versions)-1].version); err == nil && n >= len(versions) {
-		return strconv.Itoa(n + 1)
-	}
-	return strconv.Itoa(len(versions) + 1)
+	b.WriteString(raw[last:])
+	return b.String()
 }
 
 // setMeta writes meta.versionId and, when stamp is not empty,
@@ -436,39 +679,19 @@ func setMeta(raw, version, stamp string) string {
 	return raw[:meta.Index] + b.String() + raw[meta.Index+len(meta.Raw):]
 }
 
-func (s *Store) table(typ string) *typeTable {
-	t := s.types[typ]
-	if t == nil {
-		t = &typeTable{name: typ, byID: map[string]int{}, columns: map[string][][]ival{},
-			tokenIx: map[string]map[string][]int32{}, dateIx: map[string][]datePos{}}
-		s.types[typ] = t
-	}
-	return t
-}
-
-func (s *Store) deleteLocked(typ, id string) bool {
-	t := s.types[typ]
-	if t == nil {
-		return false
-	}
-	pos, ok := t.byID[id]
-	if !ok || t.entries[pos].deleted {
-		return false
-	}
-	key := typ + "/" + id
-	e := &entry{typ: typ, id: id, version: nextVersion(s.history[key]), lastUpdated: s.now().UnixMicro(), deleted: true}
-	s.history[key] = append(s.history[key], e)
-	t.entries[pos] = e
-	t.live--
-	t.invalidate()
-	for _, col := range t.columns {
-		col[pos] = nil
-	}
-	return true
-}
-
 func (e *entry) resource() Resource {
 	return Resource{Type: e.typ, ID: e.id, Version: e.version, JSON: json.RawMessage(e.raw)}
+}
+
+// lookup finds typ/id's table, position and history; ok is false when the
+// store never held it.
+func (s *Store) lookup(typ, id string) (*typeTable, int, bool) {
+	t := s.types[typ]
+	if t == nil {
+		return nil, 0, false
+	}
+	pos, ok := t.byID[id]
+	return t, pos, ok
 }
 
 // Read returns the current version of typ/id. A resource the store never
@@ -476,107 +699,112 @@ func (e *entry) resource() Resource {
 func (s *Store) Read(typ, id string) (Resource, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	versions := s.history[typ+"/"+id]
-	if len(versions) == 0 {
-		return Resource{}, fmt.Errorf("%s/%s: %w", typ, id, ErrNotFound)
-	}
-	e := versions[len(versions)-1]
-	if e.deleted {
-		return Resource{}, fmt.Errorf("%s/%s: %w", typ, id, ErrGone)
+	e, err := s.readLocked(typ, id)
+	if err != nil {
+		return Resource{}, err
 	}
 	return e.resource(), nil
 }
 
-// VRead returns version vid of typ/id.
+func (s *Store) readLocked(typ, id string) (*entry, error) {
+	t, pos, ok := s.lookup(typ, id)
+	if !ok {
+		return nil, fmt.Errorf("%s/%s: %w", typ, id, ErrNotFound)
+	}
+	if e := t.entries[pos]; !e.deleted {
+		return e, nil
+	}
+	return nil, fmt.Errorf("%s/%s: %w", typ, id, ErrGone)
+}
+
+// VRead returns version vid of typ/id. A version that is a deletion, or
+// that the version bound dropped, is ErrGone.
 func (s *Store) VRead(typ, id, vid string) (Resource, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	for _, e := range s.history[typ+"/"+id] {
-		if e.version == vid {
-			if e.deleted {
-				return Resource{}, fmt.Errorf("%s/%s/_history/%s: %w", typ, id, vid, ErrGone)
+	e, err := s.vreadLocked(typ, id, vid)
+	if err != nil {
+		return Resource{}, err
+	}
+	return e.resource(), nil
+}
+
+func (s *Store) vreadLocked(typ, id, vid string) (*entry, error) {
+	t, pos, ok := s.lookup(typ, id)
+	if ok {
+		h := t.hist[pos]
+		for _, e := range h.list {
+			if e.version == vid {
+				if e.deleted {
+					return nil, fmt.Errorf("%s/%s/_history/%s: %w", typ, id, vid, ErrGone)
+				}
+				return e, nil
 			}
-			return e.resource(), nil
+		}
+		if h.dropped(vid) {
+			return nil, fmt.Errorf("%s/%s/_history/%s: %w (only the last %d versions are kept)", typ, id, vid, ErrGone, s.cfg.maxVersions)
 		}
 	}
-	return Resource{}, fmt.Errorf("%s/%s/_history/%s: %w", typ, id, vid, ErrNotFound)
+	return nil, fmt.Errorf("%s/%s/_history/%s: %w", typ, id, vid, ErrNotFound)
+}
+
+// History returns the kept versions of typ/id, newest first; a deletion is
+// listed with nil JSON. A resource the store never held is ErrNotFound.
+func (s *Store) History(typ, id string) ([]Resource, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	list, _, err := s.historyLocked(typ, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Resource, len(list))
+	for i, e := range list {
+		out[i] = e.resource()
+		if e.deleted {
+			out[i].JSON = nil
+		}
+	}
+	return out, nil
+}
+
+// historyLocked returns typ/id's kept versions, newest first, and whether
+// the oldest of them is its first version (none was dropped).
+func (s *Store) historyLocked(typ, id string) ([]*entry, bool, error) {
+	t, pos, ok := s.lookup(typ, id)
+	if !ok {
+		return nil, false, fmt.Errorf("%s/%s: %w", typ, id, ErrNotFound)
+	}
+	h := t.hist[pos]
+	out := make([]*entry, len(h.list))
+	for i, e := range h.list {
+		out[len(h.list)-1-i] = e
+	}
+	return out, h.count == len(h.list), nil
 }
 
 // Create stores body, a resource of type typ, under a new id (any id in
 // body is replaced) and returns it as stored.
 func (s *Store) Create(typ string, body []byte) (Resource, error) {
-	p, err := s.checkBody(typ, body)
-	if err != nil {
+	o := &op{method: "POST", typ: typ}
+	if err := s.do(o, body); err != nil {
 		return Resource{}, err
 	}
-	id := s.newID()
-	raw := p.raw
-	if p.id != "" {
-		raw = replaceID(raw, id)
-	} else {
-		raw = setID(raw, id)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.putLocked(typ, id, raw, false).resource(), nil
+	return o.e.resource(), nil
 }
 
 // Update stores body as the next version of typ/id, creating it when
 // missing (created reports which). The id in body, if any, must be id.
 func (s *Store) Update(typ, id string, body []byte) (res Resource, created bool, err error) {
-	if !validID(id) {
-		return Resource{}, false, &LoadError{Err: fmt.Errorf("bad id %q in the URL", id)}
-	}
-	p, err := s.checkBody(typ, body)
-	if err != nil {
+	o := &op{method: "PUT", typ: typ, id: id}
+	if err := s.do(o, body); err != nil {
 		return Resource{}, false, err
 	}
-	raw := p.raw
-	switch {
-	case p.id == "":
-		raw = setID(raw, id)
-	case p.id != id:
-		return Resource{}, false, &LoadError{Location: assert.Location{Pointer: "/id"}, Err: fmt.Errorf("the body's id %q is not the URL's %q", p.id, id)}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t := s.types[typ]
-	created = true
-	if t != nil {
-		if pos, ok := t.byID[id]; ok && !t.entries[pos].deleted {
-			created = false
-		}
-	}
-	return s.putLocked(typ, id, raw, false).resource(), created, nil
+	return o.e.resource(), o.status == 201, nil
 }
 
 // Delete deletes typ/id; deleting what is not there is ErrNotFound.
 func (s *Store) Delete(typ, id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.deleteLocked(typ, id) {
-		return fmt.Errorf("%s/%s: %w", typ, id, ErrNotFound)
-	}
-	return nil
-}
-
-func (s *Store) checkBody(typ string, body []byte) (pending, error) {
-	if !gjson.ValidBytes(body) {
-		return pending{}, &LoadError{Err: errors.New("the body is not JSON")}
-	}
-	p, err := s.parse(gjson.ParseBytes(body), func() assert.Location { return assert.Location{} })
-	if err != nil {
-		return p, err
-	}
-	if p.typ != typ {
-		return p, &LoadError{Location: assert.Location{Pointer: "/resourceType"}, Err: fmt.Errorf("resourceType %q is not the URL's %q", p.typ, typ)}
-	}
-	return p, nil
-}
-
-func replaceID(raw, id string) string {
-	v := gjson.Get(raw, "id")
-	return raw[:v.Index] + strconv.Quote(id) + raw[v.Index+len(v.Raw):]
+	return s.do(&op{method: "DELETE", typ: typ, id: id}, nil)
 }
 
 // Search runs an R4 search and returns every match (paging parameters
@@ -612,4 +840,43 @@ func (t *typeTable) values(code string, e *entry) []ival {
 		out = extract(p.Type, v, out)
 	}
 	return out
+}
+
+// WriteBundle writes every current resource of s (not the deleted ones)
+// as a Bundle of type collection, by type then id in byte order, one
+// entry a line: the sandbox snapshot's fhir/store.json. LoadJSON reads it
+// back to the same resources, meta included.
+func (s *Store) WriteBundle(w io.Writer) error {
+	s.mu.RLock()
+	names := make([]string, 0, len(s.types))
+	for name := range s.types {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var list []*entry
+	for _, name := range names {
+		t := s.types[name]
+		start := len(list)
+		for _, e := range t.entries {
+			if !e.deleted {
+				list = append(list, e)
+			}
+		}
+		part := list[start:]
+		sort.Slice(part, func(i, j int) bool { return part[i].id < part[j].id })
+	}
+	s.mu.RUnlock()
+	// Entries never change once stored: write them unlocked.
+	bw := bufio.NewWriter(w)
+	bw.WriteString(`{"resourceType":"Bundle","type":"collection","entry":[`)
+	for i, e := range list {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n{\"resource\":")
+		bw.WriteString(e.raw)
+		bw.WriteByte('}')
+	}
+	bw.WriteString("\n]}\n")
+	return bw.Flush()
 }

@@ -130,9 +130,12 @@
 //   - ACKs use original-mode codes (AA, AE, AR) whatever MSH.15/16 ask. The
 //     ACK's MSH swaps sender and receiver, echoes MSH.11 and MSH.12
 //     (defaulting to P and 2.5), reads MSH.9 ACK^<trigger>^ACK and takes
-//     MSH.10 ACK<n>. A refusal adds ERR with ERR.3 from HL7 table 0357 (100
-//     segment sequence error, 101 required field missing, 102 data type
-//     error, 207 otherwise), ERR.4 E and the reason in ERR.8.
+//     MSH.10 ACK<n>. The ACK of a header that cannot be read is written
+//     with the default delimiters, in the sender's field separator only
+//     when that is none of ^~\& (so the ACK always parses). A refusal
+//     adds ERR with ERR.3 from HL7 table 0357 (100 segment sequence error,
+//     101 required field missing, 102 data type error, 207 otherwise),
+//     ERR.4 E and the reason in ERR.8.
 //   - One ACK per frame. A frame holding a batch is kept whole and ACKed
 //     with its first message's control id. A message whose MSH has no
 //     message type (MSH.9.1) or no control id (MSH.10), such as a bare
@@ -159,6 +162,14 @@
 //     its ACK, for that long (deadlines are moved at most every quarter of
 //     the timeout, so a silent connection closes after 3/4 of it to all of
 //     it). Shutdown closes idle connections at once.
+//   - Submit takes one input from another transport (a sandbox's HTTP
+//     endpoint) by a frame's rules, into the same list of messages and
+//     rejects, and returns the ACK: one capture list, whatever the
+//     transport. Admit lets the owner refuse a frame with AR past a budget
+//     of its own (charged with the frame's bytes and its segment table);
+//     Answered hears of every ACKed input, kept or refused, in the order
+//     of Messages and Rejects, so an event log kept from it agrees with
+//     them.
 //   - Accept errors that pass (EMFILE, ENFILE, ENOBUFS, ENOMEM, an aborted
 //     or reset connection, EINTR, EAGAIN, a timeout) are waited out with a
 //     backoff from 5 ms doubling to 1 s; any other error ends Serve.

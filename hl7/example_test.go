@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 	"testing/fstest"
+	"time"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/hl7"
@@ -184,4 +185,20 @@ func ExampleSelect() {
 	out, err := hl7.Select(data, hl7.MustParsePath("MSH[2].10"), hl7.MustParsePath("PID.3[*].1"), hl7.MustParsePath("ZZZ.1"))
 	fmt.Println(out, err)
 	// Output: [[PA-0002] [MRN-1 W123456789] []] <nil>
+}
+
+// Taking a message from another transport (an HTTP POST, say) by the
+// listener's rules: the ACK comes back, and the message joins the ones
+// received over MLLP.
+func ExampleListener_Submit() {
+	capture := &hl7.Listener{Now: func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) }}
+	a := capture.Submit("http", []byte(order))
+	fmt.Println(a.Code, a.MessageType, a.ControlID)
+	fmt.Printf("%q\n", a.ACK)
+	msgs, _ := capture.Messages(context.Background())
+	fmt.Println(len(msgs), msgs[0].ControlID())
+	// Output:
+	// AA ORM PA-0001
+	// "MSH|^~\\&|RIS|RAD|EHR|HOSP|20250102030405||ACK^O01^ACK|ACK1|P|2.5.1\rMSA|AA|PA-0001\r"
+	// 1 PA-0001
 }

@@ -94,6 +94,20 @@ type Listener struct {
 	MaxRejectBytes int
 	// Now gives the ACK's timestamp (MSH.7); nil means time.Now.
 	Now func() time.Time
+	// Admit, when not nil, is asked before the messages of an input are
+	// kept, after the listener's own limits, with an estimate of the
+	// memory they will take (the input's bytes and its segment table): an
+	// error refuses the input with AR, the error's text in ERR.8, as
+	// MaxCaptureBytes does. A sandbox charges a shared memory budget here.
+	Admit func(bytes int64) error
+	// Answered, when not nil, is called once for every input the listener
+	// acknowledges (a frame, or a message given to Submit), kept or
+	// refused, in the order they are kept and refused, before the ACK is
+	// sent. It is called with the listener's lock held, so that its calls
+	// follow the order of Messages and Rejects: it must not call the
+	// listener's methods. Inputs that get no ACK (a frame cut off, bytes
+	// outside a frame) are only Rejects.
+	Answered func(Answer)
 
 	mu          sync.Mutex
 	msgs        []*Message
@@ -112,6 +126,42 @@ type Listener struct {
 	holders        int
 	waitingHolders int
 	changed        chan struct{}
+}
+
+// An Answer is how a Listener answered one input it acknowledged: a frame
+// received over MLLP, or a message given to Submit.
+type Answer struct {
+	// ACK is the acknowledgment sent, without MLLP framing.
+	ACK []byte
+	// Code is the ACK's MSA.1: AA when the input's messages were kept, AE
+	// or AR when it was refused.
+	Code string
+	// ControlID and MessageType are the first message's MSH.10 and
+	// MSH.9.1 as written, "" when its header could not be read.
+	ControlID, MessageType string
+	// Submitted is true for a message given to Submit, false for a frame
+	// received over MLLP.
+	Submitted bool
+	// Err says why the input was refused (what a Reject records); nil for
+	// AA.
+	Err error
+}
+
+// Submit handles data as one frame that arrived by another transport (an
+// HTTP request, say), by the rules an MLLP frame follows: its messages are
+// kept when they parse and carry MSH.9 and MSH.10, within the listener's
+// limits and Admit, and are otherwise refused with AE or AR and recorded as
+// a Reject from from; Answered hears of it as of a frame. The returned
+// Answer carries the ACK to give the sender. data over MaxFrameSize is
+// refused with AR (ErrFrameTooLarge); data is copied when kept, so the
+// caller may reuse it.
+func (l *Listener) Submit(from string, data []byte) Answer {
+	limit := positive(l.MaxFrameSize, DefaultMaxFrameSize)
+	if len(data) > limit {
+		prefix := data[:min(len(data), 4096)]
+		return l.refuse(from, prefix, len(data), "AR", fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrFrameTooLarge, len(data), limit), true)
+	}
+	return l.accept(from, data, true)
 }
 
 // Messages returns the messages captured so far, in arrival order.
@@ -271,6 +321,11 @@ func (l *Listener) ListenAndServe(ctx context.Context, addr string, ready chan<-
 func (l *Listener) reject(r Reject) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.rejectLocked(r)
+}
+
+// rejectLocked is reject with l.mu held.
+func (l *Listener) rejectLocked(r Reject) {
 	r.Index = l.inputs
 	l.inputs++
 	l.rejectCount++
@@ -513,9 +568,9 @@ func (l *Listener) handle(ctx context.Context, conn net.Conn) {
 			if errors.Is(refused, ErrFrameTooLarge) {
 				refused = fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrFrameTooLarge, size, limit)
 			}
-			ack = l.refuse(remote, frame.buf, size, "AR", refused)
+			ack = l.refuse(remote, frame.buf, size, "AR", refused, false).ACK
 		} else {
-			ack = l.accept(remote, frame.buf)
+			ack = l.accept(remote, frame.buf, false).ACK
 		}
 		w.WriteByte(mllpStart)
 		w.Write(ack)
@@ -528,21 +583,28 @@ func (l *Listener) handle(ctx context.Context, conn net.Conn) {
 }
 
 // accept parses one frame, keeps its messages when they parse and carry a
-// message type and a control id, and returns the ACK to send.
-func (l *Listener) accept(remote string, frame []byte) []byte {
+// message type and a control id, and returns the answer to send.
+// submitted says the frame came through Submit.
+func (l *Listener) accept(remote string, frame []byte, submitted bool) Answer {
 	b, err := Parse(frame)
 	if err != nil {
-		return l.refuse(remote, frame, len(frame), "", err)
+		return l.refuse(remote, frame, len(frame), "", err, submitted)
 	}
 	for _, m := range b.messages {
 		if err := requiredFields(m); err != nil {
-			return l.refuse(remote, frame, len(frame), "AR", err)
+			return l.refuse(remote, frame, len(frame), "AR", err, submitted)
 		}
 	}
 	l.mu.Lock()
 	if l.captured+int64(len(frame)) > positive(l.MaxCaptureBytes, DefaultMaxCaptureBytes) {
 		l.mu.Unlock()
-		return l.refuse(remote, frame, len(frame), "AR", fmt.Errorf("%w: the listener holds its limit of %d bytes of captured messages", ErrBusy, positive(l.MaxCaptureBytes, DefaultMaxCaptureBytes)))
+		return l.refuse(remote, frame, len(frame), "AR", fmt.Errorf("%w: the listener holds its limit of %d bytes of captured messages", ErrBusy, positive(l.MaxCaptureBytes, DefaultMaxCaptureBytes)), submitted)
+	}
+	if l.Admit != nil {
+		if err := l.Admit(keptBytes(b)); err != nil {
+			l.mu.Unlock()
+			return l.refuse(remote, frame, len(frame), "AR", fmt.Errorf("%w: %w", ErrBusy, err), submitted)
+		}
 	}
 	// Keep a right-sized copy: the frame buffer is the connection's.
 	b.rebase(bytes.Clone(frame))
@@ -551,9 +613,27 @@ func (l *Listener) accept(remote string, frame []byte) []byte {
 	for i := range b.messages {
 		l.msgs = append(l.msgs, &b.messages[i])
 	}
-	l.mu.Unlock()
 	m := &b.messages[0]
-	return l.ack(m.segs[0].d, b.data[m.segs[0].start:m.segs[0].end], "AA", nil)
+	msh, d := b.data[m.segs[0].start:m.segs[0].end], m.segs[0].d
+	a := Answer{
+		ACK:         l.ack(d, msh, "AA", nil),
+		Code:        "AA",
+		ControlID:   string(fieldOf(msh, d.Field, 10)),
+		MessageType: string(firstComponent(fieldOf(msh, d.Field, 9), d)),
+		Submitted:   submitted,
+	}
+	if l.Answered != nil {
+		l.Answered(a)
+	}
+	l.mu.Unlock()
+	return a
+}
+
+// keptBytes estimates the memory a kept batch takes: its bytes, its
+// segment table and its messages.
+func keptBytes(b *Batch) int64 {
+	const segmentSize, messageSize = 24, 64
+	return int64(len(b.data)) + segmentSize*int64(len(b.segs)) + messageSize*int64(len(b.messages))
 }
 
 // requiredFields checks that a message's MSH names its type (MSH.9.1) and
@@ -571,9 +651,9 @@ func requiredFields(m Message) error {
 
 var pathMessageType = Path{Segment: "MSH", Field: 9, Component: 1}
 
-// refuse records a refused frame and returns its ACK: code when given,
+// refuse records a refused frame and returns its answer: code when given,
 // else AE when its MSH can be read and AR when it cannot.
-func (l *Listener) refuse(remote string, frame []byte, size int, code string, err error) []byte {
+func (l *Listener) refuse(remote string, frame []byte, size int, code string, err error, submitted bool) Answer {
 	msh, d, ok := findMSH(frame)
 	if code == "" {
 		code = "AR"
@@ -581,12 +661,27 @@ func (l *Listener) refuse(remote string, frame []byte, size int, code string, er
 			code = "AE"
 		}
 	}
-	var id string
+	a := Answer{Code: code, Submitted: submitted, Err: err}
 	if msh != nil {
-		id = string(fieldOf(msh, d.Field, 10))
+		a.ControlID = string(fieldOf(msh, d.Field, 10))
+		a.MessageType = string(firstComponent(fieldOf(msh, d.Field, 9), d))
 	}
-	l.reject(Reject{From: remote, Code: code, ControlID: id, Size: size, Err: err})
-	return l.ack(d, msh, code, err)
+	a.ACK = l.ack(d, msh, code, err)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rejectLocked(Reject{From: remote, Code: code, ControlID: a.ControlID, Size: size, Err: err})
+	if l.Answered != nil {
+		l.Answered(a)
+	}
+	return a
+}
+
+// firstComponent returns the first component of a field's first
+// repetition, as encoded.
+func firstComponent(field []byte, d Delimiters) []byte {
+	field, _ = nth(field, d.Repetition, 1)
+	field, _ = nth(field, d.Component, 1)
+	return field
 }
 
 // findMSH returns the first MSH segment of a frame and its delimiters. ok
@@ -610,7 +705,10 @@ func findMSH(frame []byte) (msh []byte, d Delimiters, ok bool) {
 		}
 		got, _, err := readDelimiters(line)
 		if err != nil {
-			if len(line) > 3 && !bad(line[3]) {
+			// Echo the sender's field separator, unless it is one of
+			// the default encoding characters the ACK falls back to:
+			// the ACK would not parse.
+			if len(line) > 3 && !bad(line[3]) && bytes.IndexByte([]byte(DefaultDelimiters.EncodingCharacters()), line[3]) < 0 {
 				d.Field = line[3]
 				return line, d, false
 			}

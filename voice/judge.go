@@ -1,22 +1,19 @@
 package voice
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/assaykit/assay/internal/chat"
 	"github.com/assaykit/assay/internal/pool"
 	"github.com/assaykit/assay/internal/retry"
 )
@@ -87,15 +84,12 @@ func (c LLMConfig) FromEnv() LLMConfig {
 // matcher did not find. See the package documentation for what is sent,
 // what is accepted, and why a transcript cannot talk it round.
 type LLMMatcher struct {
-	cfg      LLMConfig
-	endpoint string
-	client   *http.Client
-	policy   retry.RetryPolicy
+	cfg    LLMConfig
+	client *chat.Client
 
 	sem   chan struct{} // bounds the requests in flight across Match calls
 	mu    sync.Mutex
 	cache map[string]*verdictEntry
-	calls atomic.Int64
 }
 
 type verdictEntry struct {
@@ -124,14 +118,6 @@ func NewLLMMatcher(c LLMConfig) (*LLMMatcher, error) {
 	if c.URL == "" || c.Model == "" {
 		return nil, fmt.Errorf("LLM judge: a URL and a model are needed (options, or %s and %s)", EnvJudgeURL, EnvJudgeModel)
 	}
-	u, err := url.Parse(c.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("LLM judge: %q is not an http or https URL", c.URL)
-	}
-	endpoint := strings.TrimRight(c.URL, "/")
-	if !strings.HasSuffix(endpoint, "/chat/completions") {
-		endpoint += "/chat/completions"
-	}
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultJudgeTimeout
 	}
@@ -152,17 +138,18 @@ func NewLLMMatcher(c LLMConfig) (*LLMMatcher, error) {
 	if c.RetryWait > 0 {
 		p.MinWait = c.RetryWait
 	}
-	client := c.HTTPClient
-	if client == nil {
-		client = &http.Client{}
+	client, err := chat.New(chat.Config{BaseURL: c.URL, Model: c.Model, APIKey: c.APIKey, HTTPClient: c.HTTPClient,
+		Timeout: c.Timeout, Retry: &p, MaxAnswer: maxAnswer})
+	if err != nil {
+		return nil, fmt.Errorf("LLM judge: %q is not an http or https URL", c.URL)
 	}
-	return &LLMMatcher{cfg: c, endpoint: endpoint, client: client, policy: p.WithDefaults(), cache: map[string]*verdictEntry{},
+	return &LLMMatcher{cfg: c, client: client, cache: map[string]*verdictEntry{},
 		sem: make(chan struct{}, c.Concurrency)}, nil
 }
 
 // Calls returns how many requests the matcher has sent (retries
 // included; cached answers are not sent again).
-func (m *LLMMatcher) Calls() int { return int(m.calls.Load()) }
+func (m *LLMMatcher) Calls() int { return int(m.client.Calls()) }
 
 // Match implements Matcher: the deterministic matcher first, then the
 // judge for each phrase it did not find, unless the phrase's numbers
@@ -273,7 +260,7 @@ func judgeTurns(t *Transcript, speaker Speaker) (string, string) {
 
 func (m *LLMMatcher) cacheKey(phrase string, speaker Speaker, hash string) string {
 	h := sha256.New()
-	for _, part := range []string{m.endpoint, m.cfg.Model, phrase, string(speaker), hash} {
+	for _, part := range []string{m.client.Endpoint(), m.cfg.Model, phrase, string(speaker), hash} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -326,110 +313,24 @@ func (m *LLMMatcher) verdict(ctx context.Context, phrase string, speaker Speaker
 func (m *LLMMatcher) ask(ctx context.Context, phrase string, speaker Speaker, payload string) (verdict, error) {
 	q, _ := json.Marshal(phrase)
 	user := fmt.Sprintf("Phrase: %s\nSpeaker: %s\n%s\n%s%s", q, speaker, openMarker, payload, closeMarker)
-	body, _ := json.Marshal(map[string]any{
-		"model":       m.cfg.Model,
-		"temperature": 0,
-		"messages": []map[string]string{
-			{"role": "system", "content": systemPrompt},
-			{"role": "user", "content": user},
-		},
-	})
-	answer, err := m.post(ctx, body)
-	if err != nil {
-		return verdict{}, err
-	}
-	var env struct {
-		Choices []struct {
-			Message struct {
-				Content *string `json:"content"`
-			} `json:"message"`
-		} `json:"choices"`
-	}
-	if err := json.Unmarshal(answer, &env); err != nil || len(env.Choices) == 0 || env.Choices[0].Message.Content == nil {
-		return verdict{}, fmt.Errorf("%w: %s answered something that is not a chat completion", ErrJudge, m.host())
-	}
-	return lastVerdict(*env.Choices[0].Message.Content), nil
-}
-
-func (m *LLMMatcher) host() string {
-	if u, err := url.Parse(m.endpoint); err == nil {
-		return u.Host
-	}
-	return "the endpoint"
-}
-
-// post sends body with the shared retry policy and returns the response
-// body of a 2xx answer.
-func (m *LLMMatcher) post(ctx context.Context, body []byte) ([]byte, error) {
 	select {
 	case m.sem <- struct{}{}:
 		defer func() { <-m.sem }()
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %v", ErrJudge, ctx.Err())
+		return verdict{}, fmt.Errorf("%w: %v", ErrJudge, ctx.Err())
 	}
-	p := m.policy
-	for attempt := 0; ; attempt++ {
-		m.calls.Add(1)
-		resp, data, err := m.once(ctx, body)
-		if attempt < p.MaxRetries {
-			if resp != nil {
-				resp.Body = io.NopCloser(bytes.NewReader(data))
-			}
-			again, cerr := p.CheckRetry(ctx, resp, err)
-			if cerr != nil {
-				return nil, fmt.Errorf("%w: %s: %v", ErrJudge, m.host(), cerr)
-			}
-			if again {
-				if err := retry.Sleep(ctx, retry.CapWait(p.Backoff(p.MinWait, p.MaxWait, attempt, resp), p.MaxWait)); err != nil {
-					return nil, fmt.Errorf("%w: %s: %v", ErrJudge, m.host(), err)
-				}
-				continue
-			}
-		}
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("%w: %s: %v", ErrJudge, m.host(), redact(err, m.cfg.APIKey))
-		case resp.StatusCode/100 != 2:
-			return nil, fmt.Errorf("%w: %s answered %s", ErrJudge, m.host(), resp.Status)
-		}
-		return data, nil
-	}
-}
-
-func redact(err error, key string) string {
-	s := err.Error()
-	if key != "" {
-		s = strings.ReplaceAll(s, key, "[redacted]")
-	}
-	return s
-}
-
-// once sends one attempt, bounded by the timeout, and reads at most
-// maxAnswer bytes of the answer.
-func (m *LLMMatcher) once(ctx context.Context, body []byte) (*http.Response, []byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.endpoint, bytes.NewReader(body))
+	zero := 0.0
+	resp, err := m.client.Complete(ctx, chat.Request{
+		Temperature: &zero,
+		Messages:    []chat.Message{chat.Say("system", systemPrompt), chat.Say("user", user)},
+	})
 	if err != nil {
-		return nil, nil, err
+		return verdict{}, fmt.Errorf("%w: %v", ErrJudge, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if m.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+m.cfg.APIKey)
+	if len(resp.Choices) == 0 || resp.Choices[0].Message.Content == nil {
+		return verdict{}, fmt.Errorf("%w: %s answered something that is not a chat completion", ErrJudge, m.client.Host())
 	}
-	resp, err := m.client.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(data) > maxAnswer {
-		return nil, nil, fmt.Errorf("the answer is over %d bytes", maxAnswer)
-	}
-	return resp, data, nil
+	return lastVerdict(*resp.Choices[0].Message.Content), nil
 }
 
 // lastVerdict reads the last top-level JSON object of an answer that is a

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/assaykit/assay/internal/sshsftp"
 	assaysftp "github.com/assaykit/assay/sftp"
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
@@ -350,7 +351,7 @@ func (s *Server) serve() {
 		if s.opts.Wrap != nil {
 			c = s.opts.Wrap(c)
 		}
-		ic := &idleConn{Conn: c, timeout: s.opts.IdleTimeout}
+		ic := &sshsftp.IdleConn{Conn: c, Timeout: s.opts.IdleTimeout}
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
@@ -373,57 +374,13 @@ func (s *Server) serve() {
 	}
 }
 
-// idleConn closes itself after timeout without traffic.
-type idleConn struct {
-	net.Conn
-	timeout time.Duration
-}
-
-func (c *idleConn) Read(p []byte) (int, error) {
-	c.Conn.SetDeadline(time.Now().Add(c.timeout))
-	return c.Conn.Read(p)
-}
-
-func (c *idleConn) Write(p []byte) (int, error) {
-	c.Conn.SetDeadline(time.Now().Add(c.timeout))
-	return c.Conn.Write(p)
-}
-
 func (s *Server) handle(c net.Conn) {
 	sc, chans, reqs, err := ssh.NewServerConn(c, s.cfg)
 	if err != nil {
 		return
 	}
 	defer sc.Close()
-	go ssh.DiscardRequests(reqs)
-	var wg sync.WaitGroup
-	for nc := range chans {
-		if nc.ChannelType() != "session" {
-			nc.Reject(ssh.UnknownChannelType, "only sessions")
-			continue
-		}
-		ch, creqs, err := nc.Accept()
-		if err != nil {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer ch.Close()
-			for req := range creqs {
-				ok := req.Type == "subsystem" && len(req.Payload) >= 4 && string(req.Payload[4:]) == "sftp"
-				req.Reply(ok, nil)
-				if !ok {
-					continue
-				}
-				rs := sftp.NewRequestServer(ch, s.handlers)
-				rs.Serve()
-				rs.Close()
-				return
-			}
-		}()
-	}
-	wg.Wait()
+	sshsftp.ServeSessions(chans, reqs, s.handlers)
 }
 
 // rootHandler serves a folder through os.Root: every path, and every
@@ -497,13 +454,13 @@ func (h *rootHandler) Filelist(r *sftp.Request) (sftp.ListerAt, error) {
 				infos = append(infos, fi)
 			}
 		}
-		return lister(infos), nil
+		return sshsftp.Lister(infos), nil
 	case "Stat":
 		fi, err := h.root.Stat(rel(r.Filepath))
 		if err != nil {
 			return nil, err
 		}
-		return lister{fi}, nil
+		return sshsftp.Lister{fi}, nil
 	}
 	return nil, sftp.ErrSSHFxOpUnsupported
 }
@@ -514,23 +471,10 @@ func (h *rootHandler) Lstat(r *sftp.Request) (sftp.ListerAt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lister{fi}, nil
+	return sshsftp.Lister{fi}, nil
 }
 
 // Readlink returns a link's target as written.
 func (h *rootHandler) Readlink(p string) (string, error) {
 	return h.root.Readlink(rel(p))
-}
-
-type lister []fs.FileInfo
-
-func (l lister) ListAt(out []fs.FileInfo, off int64) (int, error) {
-	if off >= int64(len(l)) {
-		return 0, io.EOF
-	}
-	n := copy(out, l[off:])
-	if n < len(out) {
-		return n, io.EOF
-	}
-	return n, nil
 }

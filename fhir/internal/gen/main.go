@@ -24,12 +24,15 @@ import (
 )
 
 // types are the resource types of DESIGN section 7, plus Resource, whose
-// parameters (_id, _lastUpdated, _tag, ...) every type has.
+// parameters (_id, _lastUpdated, _tag, ...) every type has, and Location
+// and PractitionerRole, which Synthea's transaction bundles create with
+// ifNoneExist and name in conditional references.
 var types = []string{
 	"Resource",
 	"Patient", "Practitioner", "Organization", "Appointment", "Encounter", "Coverage", "ServiceRequest",
 	"Observation", "Condition", "Task", "Communication", "DocumentReference", "Claim",
 	"CoverageEligibilityRequest", "CoverageEligibilityResponse",
+	"Location", "PractitionerRole",
 }
 
 type bundle struct {

@@ -3,8 +3,12 @@
 // a small HTTP server on 127.0.0.1. It prints "LISTENING <port>" once ready.
 //
 //   POST /$load          a resource or a Bundle (its entries are stored with their ids)
+//   POST /$reset         empties the repository
 //   GET  /{type}?{query} a search: a searchset Bundle with a self link and fullUrls
 //                        (the in-memory search returns neither), or an OperationOutcome
+//   any other request    the router's answer (POST / a transaction or batch, with
+//                        transactions enabled; create, update, delete, read...), with
+//                        the status of its OperationOutcome
 //
 // Usage: node server.js [port]   (port 0, the default, picks a free one)
 'use strict';
@@ -52,8 +56,18 @@ const server = http.createServer((req, res) => {
         send(res, 200, { loaded: n });
         return;
       }
+      if (req.method === 'POST' && u.pathname === '/$reset') {
+        repo.clear();
+        send(res, 200, { reset: true });
+        return;
+      }
       if (req.method !== 'GET') {
-        outcome(res, 405, 'only GET searches');
+        const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+        const [oo, resource] = await router.handleRequest(
+          { method: req.method, url: req.url, body, params: {}, query: {}, headers: req.headers, config: { transactions: true } },
+          repo
+        );
+        send(res, getStatus(oo), resource || normalizeOperationOutcome(oo));
         return;
       }
       const query = {};

@@ -1,0 +1,138 @@
+package chat_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/assaykit/assay/internal/chat"
+	"github.com/assaykit/assay/internal/retry"
+)
+
+const key = "sk-secret-key-0123456789"
+
+func fastRetry() *retry.RetryPolicy {
+	p := retry.DefaultRetryPolicy()
+	p.RetryPOST = true
+	p.MinWait, p.MaxWait = time.Millisecond, 10*time.Millisecond
+	return &p
+}
+
+func TestComplete(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer "+key {
+			t.Errorf("request %s with %q", r.URL.Path, r.Header.Get("Authorization"))
+		}
+		var req chat.Request
+		json.NewDecoder(r.Body).Decode(&req)
+		if req.Model != "m1" || len(req.Tools) != 1 || req.Messages[0].Text() != "hi" {
+			t.Errorf("request: %+v", req)
+		}
+		io.WriteString(w, `{"id":"c1","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
+			"tool_calls":[{"id":"t1","type":"function","function":{"name":"run_command","arguments":"{\"command\":\"ls\"}"}}]}}],
+			"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`)
+	}))
+	defer srv.Close()
+	c, err := chat.New(chat.Config{BaseURL: srv.URL + "/v1/", Model: "m1", APIKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Complete(context.Background(), chat.Request{
+		Messages: []chat.Message{chat.Say("user", "hi")},
+		Tools:    []chat.Tool{{Type: "function", Function: chat.ToolFunction{Name: "run_command", Parameters: json.RawMessage(`{"type":"object"}`)}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := resp.Choices[0].Message.ToolCalls
+	if len(tc) != 1 || tc[0].Function.Name != "run_command" || tc[0].Function.Arguments != `{"command":"ls"}` || resp.Usage.TotalTokens != 15 {
+		t.Errorf("response: %+v", resp)
+	}
+}
+
+func TestRetryAndErrors(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/busy/chat/completions":
+			if n.Add(1) == 1 {
+				w.Header().Set("Retry-After", "0")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"ok"}}]}`)
+		case "/echo/chat/completions":
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":"bad key `+r.Header.Get("Authorization")+`"}`)
+		case "/junk/chat/completions":
+			io.WriteString(w, `<html>hello</html>`)
+		case "/huge/chat/completions":
+			n.Add(1)
+			io.WriteString(w, strings.Repeat("x", 2048))
+		case "/hang/chat/completions":
+			io.Copy(io.Discard, r.Body) // so the server sees the client go
+			<-r.Context().Done()
+		}
+	}))
+	defer srv.Close()
+	newClient := func(path string) *chat.Client {
+		c, err := chat.New(chat.Config{BaseURL: srv.URL + path, APIKey: key, Retry: fastRetry(), MaxAnswer: 1024, Timeout: 200 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	ctx := context.Background()
+	resp, err := newClient("/busy").Complete(ctx, chat.Request{})
+	if err != nil || resp.Choices[0].Message.Text() != "ok" || n.Load() != 2 {
+		t.Errorf("429 then 200: %v %v, %d calls", resp, err, n.Load())
+	}
+	_, err = newClient("/echo").Complete(ctx, chat.Request{})
+	var ce *chat.Error
+	if !errors.As(err, &ce) || ce.Status != 400 || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "[redacted]") {
+		t.Errorf("echoed key: %v", err)
+	}
+	if _, err = newClient("/junk").Complete(ctx, chat.Request{}); err == nil || !strings.Contains(err.Error(), "not a chat completion") {
+		t.Errorf("junk: %v", err)
+	}
+	n.Store(0)
+	if _, err = newClient("/huge").Complete(ctx, chat.Request{}); err == nil || !strings.Contains(err.Error(), "over 1024 bytes") || n.Load() != 1 {
+		t.Errorf("an answer over the cap: %v after %d calls (never retried)", err, n.Load())
+	}
+	start := time.Now()
+	c := newClient("/hang")
+	if _, err = c.Complete(ctx, chat.Request{}); err == nil || time.Since(start) > 5*time.Second {
+		t.Errorf("hang: %v after %v", err, time.Since(start))
+	}
+	if _, err := chat.New(chat.Config{BaseURL: "ftp://x/" + key, APIKey: key}); err == nil || strings.Contains(err.Error(), key) {
+		t.Errorf("a bad URL: %v", err)
+	}
+}
+
+// A redirect to another origin is followed without the key.
+func TestKeyStaysHome(t *testing.T) {
+	var seen atomic.Value
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.Store(r.Header.Get("Authorization") + "|")
+		io.WriteString(w, `{"choices":[]}`)
+	}))
+	defer other.Close()
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/v1/chat/completions", http.StatusTemporaryRedirect)
+	}))
+	defer home.Close()
+	c, _ := chat.New(chat.Config{BaseURL: home.URL + "/v1", APIKey: key})
+	if _, err := c.Complete(context.Background(), chat.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := seen.Load(); got != "|" {
+		t.Errorf("the other origin saw Authorization %q", got)
+	}
+}

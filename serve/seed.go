@@ -1,0 +1,56 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/payer"
+	"github.com/assaykit/assay/serve/internal/fhirsim"
+	"github.com/assaykit/assay/serve/internal/filesim"
+	"github.com/assaykit/assay/serve/internal/hl7sim"
+	"github.com/assaykit/assay/serve/internal/portalsim"
+	"github.com/assaykit/assay/serve/internal/sim"
+)
+
+// PolicyFile is where a seed holds its payer policy.
+const PolicyFile = "payer/policy.json"
+
+// readPolicy reads the seed's payer policy, or nil when it has none.
+func readPolicy(seed fs.FS) (*payer.Policy, error) {
+	data, err := check.ReadFile(seed, PolicyFile, check.DefaultMaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", PolicyFile, err)
+	}
+	p, err := payer.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", PolicyFile, err)
+	}
+	return p, nil
+}
+
+// simulators are the constructors of every simulator, each reading its own
+// part of the seed once.
+var simulators = []func(seed fs.FS) (sim.Sim, error){
+	fhirsim.New,
+	hl7sim.New,
+	filesim.New,
+	portalsim.New,
+	phoneSim,
+}
+
+func buildSims(seed fs.FS) ([]sim.Sim, error) {
+	var out []sim.Sim
+	for _, build := range simulators {
+		s, err := build(seed)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
