@@ -330,8 +330,11 @@ func TestListenerMemoryBound(t *testing.T) {
 	}
 	// Without the budget each connection holds its frame (and more while
 	// its buffer grows): 32 x 4 MiB is 128 MiB. With it, what is in flight
-	// stays near the budget; garbage awaiting collection may double it.
-	if limit := uint64(3*budget + 16<<20); peak > limit {
+	// stays near the budget; garbage awaiting collection may double it,
+	// and on a loaded machine the collector lags further (40.7 MiB was
+	// seen against 3 budgets and 16 MiB): 4 budgets and 16 MiB still
+	// tell a bounded listener from an unbounded one (128 MiB).
+	if limit := uint64(4*budget + 16<<20); peak > limit {
 		t.Errorf("heap peak %d MiB, want under %d MiB", peak>>20, limit>>20)
 	}
 }
