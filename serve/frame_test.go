@@ -379,3 +379,32 @@ func TestBadPolicy(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Past MaxEvents a run keeps counting what it drops; run.json says how many.
+func TestEventsDropped(t *testing.T) {
+	h := start(t, serve.Options{MaxEvents: 3}, nil)
+	run := h.newRun(`{"id": "ev"}`)
+	tok := run["token"].(string)
+	for i := range 4 {
+		h.do("POST", fmt.Sprintf("/runs/ev/notes/n%d", i), tok, "x")
+	}
+	// created + 4 writes + completed = 6 events, 3 kept.
+	code, out := h.do("GET", "/runs/ev/events?after=1&limit=1000", tok, "")
+	if code != 200 || strings.Count(out, `"seq"`) != 2 || !strings.Contains(out, `"next":null`) {
+		t.Errorf("events after 1: %d %s", code, out)
+	}
+	for _, q := range []string{"after=-1", "after=x", "limit=0", "limit=1001"} {
+		if code, _ := h.do("GET", "/runs/ev/events?"+q, tok, ""); code != 400 {
+			t.Errorf("events?%s: %d, want 400", q, code)
+		}
+	}
+	h.do("POST", "/runs/ev/complete", tok, "")
+	data, _ := os.ReadFile(filepath.Join(h.out, "ev", "sandbox", "run.json"))
+	if !strings.Contains(string(data), `"events_dropped": 3`) {
+		t.Errorf("run.json: %s", data)
+	}
+	lines, _ := os.ReadFile(filepath.Join(h.out, "ev", "sandbox", "events.jsonl"))
+	if n := strings.Count(string(lines), "\n"); n != 3 {
+		t.Errorf("events.jsonl holds %d lines, want 3", n)
+	}
+}

@@ -86,6 +86,34 @@ func TestServeReadyLineAndSignals(t *testing.T) {
 	}
 }
 
+// A seed with a broken file exits 2 before anything listens, naming the
+// file and what is wrong with it.
+func TestServeBadSeed(t *testing.T) {
+	for _, tc := range []struct {
+		file, data, want string
+	}{
+		{"fhir/bad.json", `{"resourceType": "Patient", "id": `, "fhir/bad.json"},
+		{"hl7/inbox/bad.hl7", "PID|1||x\r", "hl7/inbox/bad.hl7"},
+		{"payer/policy.json", `{"payer": {"name": "A", "id": "B"}, "members": [], "plans": {}, "memebrs": []}`, `payer/policy.json: /memebrs`},
+		{"portal/state.json", `[1, 2]`, "portal/state.json"},
+		{"voice/ivr.json", `{"number": "+1", "start": "a", "nodes": {"a": {"say": "hi", "next": "b"}, "b": {"say": "ho", "next": "a"}}}`, "voice/ivr.json"},
+	} {
+		seed := t.TempDir()
+		p := filepath.Join(seed, filepath.FromSlash(tc.file))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(tc.data), 0o644)
+		cmd := exec.Command(os.Args[0], "serve", "--seed", seed, "--out", t.TempDir())
+		cmd.Env = append(os.Environ(), "ASSAY_TEST_RUN_MAIN=1")
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || stdout.Len() != 0 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%s: %v, stdout %q, stderr %q; want exit 2, nothing on stdout, %q on stderr", tc.file, err, stdout.String(), stderr.String(), tc.want)
+		}
+	}
+}
+
 // Bad usage and a seed that is not a folder exit 2 before anything
 // listens, with a message on stderr.
 func TestServeBadUsage(t *testing.T) {
