@@ -408,3 +408,41 @@ func TestEventsDropped(t *testing.T) {
 		t.Errorf("events.jsonl holds %d lines, want 3", n)
 	}
 }
+
+// With criteria, complete answers the result: the full task result to the
+// operator, only the score and verdict to the run's own token; the criteria
+// file is copied beside the snapshot for assay eval --runs.
+func TestCompleteWithCriteria(t *testing.T) {
+	criteria := `[{"id": "a", "label": "note a dropped", "assertion": {"assert": "sftp-file-present", "path": "a.txt"}},
+		{"id": "b", "label": "note b dropped", "assertion": {"assert": "sftp-file-present", "path": "b.txt"}}]`
+	h := start(t, serve.Options{Criteria: []byte(criteria)}, nil)
+	for _, tc := range []struct {
+		id, token, body string
+		full            bool
+	}{
+		{"own", "", "", false},
+		{"op", "operator", `{"scored": false}`, true},
+		{"opscored", "operator", `{"scored": true}`, false},
+	} {
+		run := h.newRun(`{"id": "` + tc.id + `"}`)
+		tok := run["token"].(string)
+		h.do("POST", "/runs/"+tc.id+"/notes/a", tok, "x")
+		if tc.token == "operator" {
+			tok = h.srv.Token()
+		}
+		code, out := h.do("POST", "/runs/"+tc.id+"/complete", tok, tc.body)
+		var done struct {
+			Result map[string]any `json:"result"`
+		}
+		json.Unmarshal([]byte(out), &done)
+		if code != 200 || done.Result["score"] != 0.5 || done.Result["verdict"] != "partial" {
+			t.Errorf("%s: %d %s", tc.id, code, out)
+		}
+		if _, has := done.Result["criteria"]; has != tc.full {
+			t.Errorf("%s: criteria in the result: %v, want %v (%s)", tc.id, has, tc.full, out)
+		}
+		if data, err := os.ReadFile(filepath.Join(h.out, tc.id, "criteria.json")); err != nil || string(data) != criteria {
+			t.Errorf("%s: criteria.json: %q %v", tc.id, data, err)
+		}
+	}
+}
