@@ -586,7 +586,7 @@ func (rs *runSim) reject(x *x12.Interchange, env envelope, ps []problem) *outcom
 			segs = append(segs, segment("AK2", tx.Code, tx.Control, stVersion(x, tx)))
 			var codes []string
 			for _, p := range ps {
-				if p.set == k && p.seg.ID() != "" && p.elem > 0 {
+				if p.set == k && p.elem > 0 {
 					segs = append(segs, segment("IK3", p.seg.ID(), strconv.Itoa(p.seg.Index()-tx.Start+1), "", "8"),
 						segment("IK4", strconv.Itoa(p.elem), "", "6"))
 				}

@@ -172,3 +172,13 @@ func checkPaths(t testing.TB, x *x12.Interchange, want map[string]string) {
 		}
 	}
 }
+
+// complete completes tr's run and returns its snapshot folder.
+func (f *frame) complete(tr *testRun) string {
+	f.t.Helper()
+	snap, err := tr.run.Complete(context.Background())
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return snap
+}

@@ -60,7 +60,7 @@ type runSim struct {
 	// events follow one order.
 	mu      sync.Mutex
 	records []record
-	size    int64     // bytes the records hold
+	size    int64      // bytes the records hold
 	source  x12.Source // a MemorySource over records, rebuilt when they grow
 	srcLen  int
 }
