@@ -621,6 +621,9 @@ func stVersion(x *x12.Interchange, tx x12.Transaction) string {
 func (rs *runSim) ta1Parsed(x *x12.Interchange, env envelope, ps []problem) *outcome {
 	isa := x.Segment(0)
 	env.d = standard
+	if env.header.Version < "00402" {
+		env.header.Version = "00501" // the standard delimiters have a repetition separator
+	}
 	a := rs.begin(env, "", "")
 	ctrl, d, t := el(isa, 13), el(isa, 9), el(isa, 10)
 	if len(ctrl) != 9 || !allDigits(ctrl) {
@@ -730,6 +733,9 @@ func (r *request) trnEchoes(segs []x12.Segment) []seg {
 	var out []seg
 	for _, s := range findAll(segs, "TRN") {
 		e := r.echo(s)
+		if len(e.elems) == 0 {
+			e.elems = []x12.Element{nil}
+		}
 		e.elems[0] = x12.Simple("2")
 		out = append(out, e)
 	}
