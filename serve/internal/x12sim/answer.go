@@ -17,8 +17,11 @@ import (
 
 // seg is one segment of an answer, decided before it is written, so that
 // it can be written again with other delimiters without deciding twice.
+// Most segments are of simple elements only (vals); one with a composite
+// or repeated element holds elems instead.
 type seg struct {
 	id    string
+	vals  []string
 	elems []x12.Element
 	// text marks the elements (bit n-1 for element n) that are free text
 	// from the policy (names, messages): a delimiter in one becomes a
@@ -27,15 +30,7 @@ type seg struct {
 }
 
 // segment makes a seg of simple elements.
-func segment(id string, vals ...string) seg {
-	s := seg{id: id, elems: make([]x12.Element, len(vals))}
-	for i, v := range vals {
-		if v != "" {
-			s.elems[i] = x12.Simple(v)
-		}
-	}
-	return s
-}
+func segment(id string, vals ...string) seg { return seg{id: id, vals: vals} }
 
 // withText marks elements (1-based) as free text.
 func (s seg) withText(elems ...int) seg {
@@ -82,25 +77,20 @@ func (a *answer) write(d x12.Delimiters) ([]byte, error) {
 }
 
 func writeSeg(w *x12.Writer, d x12.Delimiters, s seg) {
-	if s.text == 0 {
+	if s.elems != nil {
 		w.SegmentOf(s.id, s.elems...)
 		return
 	}
-	elems := make([]x12.Element, len(s.elems))
-	for i, e := range s.elems {
-		if s.text&(1<<i) == 0 {
-			elems[i] = e
-			continue
-		}
-		elems[i] = make(x12.Element, len(e))
-		for r, comps := range e {
-			elems[i][r] = make([]string, len(comps))
-			for c, v := range comps {
-				elems[i][r][c] = scrub(v, d)
+	vals := s.vals
+	if s.text != 0 {
+		vals = slices.Clone(vals)
+		for i := range vals {
+			if s.text&(1<<i) != 0 {
+				vals[i] = scrub(vals[i], d)
 			}
 		}
 	}
-	w.SegmentOf(s.id, elems...)
+	w.Segment(s.id, vals...)
 }
 
 // scrub replaces the delimiters in free text with spaces.
@@ -301,6 +291,9 @@ func (rs *runSim) envelope(x *x12.Interchange) envelope {
 
 // writable reports whether the Writer takes d.
 func writable(d x12.Delimiters) bool {
+	if d == standard {
+		return true
+	}
 	return x12.NewWriter(d, x12.Header{}).Err() == nil
 }
 
@@ -733,10 +726,13 @@ func (r *request) trnEchoes(segs []x12.Segment) []seg {
 	var out []seg
 	for _, s := range findAll(segs, "TRN") {
 		e := r.echo(s)
-		if len(e.elems) == 0 {
-			e.elems = []x12.Element{nil}
+		if e.elems != nil {
+			e.elems[0] = x12.Simple("2")
+		} else if len(e.vals) == 0 {
+			e.vals = []string{"2"}
+		} else {
+			e.vals[0] = "2"
 		}
-		e.elems[0] = x12.Simple("2")
 		out = append(out, e)
 	}
 	return out

@@ -82,10 +82,7 @@ func (rs *runSim) claimStatus(r *request, c claim, day string) []seg {
 	if !ok {
 		out = append(out, seg{id: "STC", elems: []x12.Element{x12.Composite("A4", "35"), x12.Simple(day)}})
 	} else {
-		stc := seg{id: "STC", elems: []x12.Element{x12.Composite(st.Category, st.Code, st.Entity), x12.Simple(day)}}
-		if st.Paid != "" {
-			stc.elems = append(stc.elems, nil, nil, x12.Simple(st.Paid))
-		}
+		stc := seg{id: "STC", elems: []x12.Element{x12.Composite(st.Category, st.Code, st.Entity), x12.Simple(day), nil, nil, x12.Simple(st.Paid)}}
 		out = append(out, stc)
 	}
 	if hasEJ {

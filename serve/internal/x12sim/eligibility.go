@@ -50,7 +50,7 @@ func aaa(valid, code, followUp string) seg { return segment("AAA", valid, "", co
 
 // aaaOf reads an AAA seg for the JSON answer.
 func aaaOf(loop string, s seg) aaaJSON {
-	return aaaJSON{Loop: loop, Code: s.elems[2][0][0], FollowUp: s.elems[3][0][0]}
+	return aaaJSON{Loop: loop, Code: s.vals[2], FollowUp: s.vals[3]}
 }
 
 // eligibilityAnswer decides the 271 answering r (DESIGN.md 13.6).

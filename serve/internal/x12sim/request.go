@@ -120,12 +120,21 @@ func findAll(segs []x12.Segment, id string) []x12.Segment {
 // components.
 func (r *request) echo(s x12.Segment) seg {
 	out := seg{id: s.ID()}
+	composite := false
 	for n := 1; ; n++ {
 		v, ok := s.Element(n)
 		if !ok {
 			break
 		}
-		out.elems = append(out.elems, r.element(v))
+		out.vals = append(out.vals, v)
+		composite = composite || strings.IndexByte(v, r.d.Component) >= 0 || r.d.Repetition != 0 && strings.IndexByte(v, r.d.Repetition) >= 0
+	}
+	if composite {
+		out.elems = make([]x12.Element, len(out.vals))
+		for i, v := range out.vals {
+			out.elems[i] = r.element(v)
+		}
+		out.vals = nil
 	}
 	return out
 }
