@@ -168,7 +168,7 @@ func (rs *runSim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rs.ledger == nil {
 		if r.URL.Path == "/x12/core" {
-			rs.coreError(w, http.StatusServiceUnavailable, nil, "UnknownError", noPolicy)
+			rs.coreError(w, http.StatusServiceUnavailable, nil, "UNAVAILABLE", noPolicy)
 			return
 		}
 		sim.WriteJSONError(w, http.StatusServiceUnavailable, "UNAVAILABLE", noPolicy, nil)
