@@ -57,9 +57,9 @@
 //     finding is the one the clearinghouse reads past, and the answer uses
 //     the standard delimiters * ~ : ^ (13 "from a cold read"). Its pieces
 //     are read as repetitions where an element repeats (EQ01) and as
-//     components where it is composite (SV101). When its data holds one of
-//     * ~ : ^ (not a delimiter there, but one in the answer) it gets a 999
-//     instead, IK3/IK4 naming the segment and element, IK403 6 (invalid
+//     components where it is composite (SV101). When its data holds one
+//     of the standard delimiters (not a delimiter there, but one in the
+//     answer) it gets a 999 instead, IK3/IK4 naming the segment and element, IK403 6 (invalid
 //     character).
 //   - The answer keeps the request's delimiters; when a value of the
 //     policy holds one of them it is written again with the standard ones.
