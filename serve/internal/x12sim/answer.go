@@ -82,12 +82,15 @@ func writeSeg(w *x12.Writer, d x12.Delimiters, s seg) {
 		return
 	}
 	vals := s.vals
-	if s.text != 0 {
-		vals = slices.Clone(vals)
-		for i := range vals {
-			if s.text&(1<<i) != 0 {
-				vals[i] = scrub(vals[i], d)
+	for i, v := range vals {
+		if s.text&(1<<i) == 0 {
+			continue
+		}
+		if clean := scrub(v, d); clean != v {
+			if &vals[0] == &s.vals[0] {
+				vals = slices.Clone(vals)
 			}
+			vals[i] = clean
 		}
 	}
 	w.Segment(s.id, vals...)

@@ -10,10 +10,23 @@ import (
 // eligibility is the answer to one subscriber of a 270, as the JSON
 // eligibility call returns it beside the 271.
 type eligibility struct {
-	Active   bool          `json:"active"`
-	Plan     *string       `json:"plan"`
-	Benefits []benefitJSON `json:"benefits"`
-	AAA      []aaaJSON     `json:"aaa"`
+	Active   bool
+	Plan     *string
+	Benefits []payer.Benefit // as the 271 gives them
+	AAA      []aaaJSON
+}
+
+// benefitsJSON writes benefits as the JSON call returns them: null for
+// what a benefit does not give.
+func benefitsJSON(benefits []payer.Benefit) []benefitJSON {
+	out := make([]benefitJSON, len(benefits))
+	for i, b := range benefits {
+		out[i] = benefitJSON{
+			Code: b.Code, ServiceTypes: b.ServiceTypes, CoverageLevel: or(b.CoverageLevel, "IND"), TimePeriod: optional(b.TimePeriod),
+			Amount: optional(b.Amount), Percent: optional(b.Percent), AuthRequired: b.AuthRequired, Message: optional(b.Message),
+		}
+	}
+	return out
 }
 
 type benefitJSON struct {
@@ -117,12 +130,6 @@ func (rs *runSim) eligibilityAnswer(r *request, env envelope) (*answer, *outcome
 	if summary == nil {
 		summary = &eligibility{}
 	}
-	if summary.Benefits == nil {
-		summary.Benefits = []benefitJSON{}
-	}
-	if summary.AAA == nil {
-		summary.AAA = []aaaJSON{}
-	}
 	o.elig = summary
 	a.sets = []set{{code: "271", control: rs.nextSet(), segs: segs}}
 	return a, o
@@ -198,7 +205,6 @@ func (r *request) subscriber(pol *payer.Policy, n *node, stop bool, today string
 	}
 	e.Active = true
 	segs = append(segs, segment("EB", "1", "IND", "30", "", plan.Name).withText(5))
-	e.Benefits = []benefitJSON{}
 	done := make([]bool, len(plan.Benefits))
 	for _, st := range r.serviceTypes(n) {
 		for i, b := range plan.Benefits {
@@ -215,10 +221,7 @@ func (r *request) subscriber(pol *payer.Policy, n *node, stop bool, today string
 			if b.Message != "" {
 				segs = append(segs, segment("MSG", b.Message).withText(1))
 			}
-			e.Benefits = append(e.Benefits, benefitJSON{
-				Code: b.Code, ServiceTypes: b.ServiceTypes, CoverageLevel: level, TimePeriod: optional(b.TimePeriod),
-				Amount: optional(b.Amount), Percent: optional(b.Percent), AuthRequired: b.AuthRequired, Message: optional(b.Message),
-			})
+			e.Benefits = append(e.Benefits, b)
 		}
 	}
 	return segs, e, false

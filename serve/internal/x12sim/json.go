@@ -100,7 +100,10 @@ func (rs *runSim) serveEligibility(w http.ResponseWriter, r *http.Request) {
 	}
 	reply := eligibilityReply{X12: string(o.response), Benefits: []benefitJSON{}, AAA: []aaaJSON{}}
 	if e := o.elig; e != nil {
-		reply.Active, reply.Plan, reply.Benefits, reply.AAA = e.Active, e.Plan, e.Benefits, e.AAA
+		reply.Active, reply.Plan, reply.Benefits = e.Active, e.Plan, benefitsJSON(e.Benefits)
+		if e.AAA != nil {
+			reply.AAA = e.AAA
+		}
 	}
 	sim.WriteJSON(w, http.StatusOK, reply)
 }
