@@ -12,6 +12,7 @@ import (
 	"github.com/assaykit/assay/serve/internal/hl7sim"
 	"github.com/assaykit/assay/serve/internal/portalsim"
 	"github.com/assaykit/assay/serve/internal/sim"
+	"github.com/assaykit/assay/serve/internal/x12sim"
 )
 
 // PolicyFile is where a seed holds its payer policy.
@@ -41,6 +42,7 @@ var simulators = []func(seed fs.FS) (sim.Sim, error){
 	filesim.New,
 	portalsim.New,
 	phoneSim,
+	x12sim.New,
 }
 
 func buildSims(seed fs.FS) ([]sim.Sim, error) {

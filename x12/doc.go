@@ -2,7 +2,9 @@
 // responses an agent got from a payer: a parser with envelope checks, 5010
 // loop recognition for the eligibility (270/271), claim status (276/277,
 // and the 277CA) and prior authorization (278) transactions, the path
-// grammar of SYNTAX.md, and the x12-response assertion.
+// grammar of SYNTAX.md, and the x12-response assertion. A Writer builds
+// interchanges, envelopes and counts included (assay serve's
+// clearinghouse answers with it).
 //
 // # Parsing
 //
@@ -119,6 +121,35 @@
 // than being an error, since paths are shared across transaction sets; ISA
 // elements are read whole, without repetitions or components, since ISA11
 // and ISA16 are the delimiters themselves.
+//
+// # Writing
+//
+// A Writer builds one interchange: NewWriter writes the ISA from the
+// delimiters and a Header (its IDs padded to their fixed widths, ISA11 the
+// repetition separator or "U" when there is none, ISA13 with nine
+// digits), Group opens a GS, Set an ST (with ST03 from version 005010
+// on), and Segment and SegmentOf write the segments between; Bytes closes
+// the open set, group and interchange with SE, GE and IEA, counted (SE01
+// the segments from ST to SE, GE01 the sets, IEA01 the groups) and
+// numbered (SE02, GE02 and IEA02 repeat their headers'), so a caller
+// never counts. Trailing empty elements, repetitions and components are
+// left out. What a Writer builds parses with Parse, strictly, without
+// findings (a fuzz target holds it to that).
+//
+// Decisions: X12 has no escape, so a value that holds one of the
+// interchange's delimiters is refused, never changed: the *WriteError
+// wraps ErrDelimiter and names the segment, element and value, so that a
+// caller can choose other delimiters or refuse its own input. Delimiters
+// must be distinct ASCII characters, none a letter, a digit or a space
+// (the segment terminator may be a line break); a repetition separator
+// needs ISA12 00402 or later, and may not equal the component separator
+// (the parser reports that as a finding). The Writer writes the envelope
+// segments itself and refuses them from Segment; a TA1 may go between the
+// ISA and the first group, every other segment inside a transaction set.
+// Errors are sticky, as bufio.Writer's are: the first one is kept, later
+// calls do nothing, and Err and Bytes report it, so that a builder of a
+// hundred segments checks once. The Writer does not check what goes inside
+// a transaction set (HL numbering, a guide's loops): that is its caller's.
 //
 // # x12-response
 //
