@@ -77,7 +77,7 @@ func Example() {
 	}
 	fmt.Printf("score %.3f %s\n", result.Score, result.Verdict)
 	// Output:
-	// endpoints: events fhir files hl7_inbox hl7_mllp hl7_outbound portal portal_api sftp voice
+	// endpoints: eligibility events fhir files hl7_inbox hl7_mllp hl7_outbound portal portal_api sftp voice x12 x12_core
 	// book: 201
 	// drop: 201
 	// passed appointment booked
