@@ -36,6 +36,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,6 +45,7 @@ import (
 
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/serve"
+	"github.com/assaykit/assay/x12"
 )
 
 func main() {
@@ -89,6 +91,7 @@ func run(ctx context.Context, base, token, seed, criteria, runID string) error {
 		do   func(context.Context) error
 	}{
 		{"find the patient and her MRI order (FHIR)", a.findPatient},
+		{"check her eligibility for the MRI (X12 270)", a.checkEligibility},
 		{"request the prior authorization (payer portal)", a.requestAuth},
 		{"upload the clinical notes (payer portal)", a.uploadNotes},
 		{"book the MRI in a free slot (FHIR transaction)", a.bookMRI},
@@ -278,6 +281,54 @@ func (a *agent) findPatient(ctx context.Context) error {
 	var order struct{ ID string }
 	json.Unmarshal(orders.Entry[0].Resource, &order)
 	a.orderID = order.ID
+	return nil
+}
+
+// checkEligibility sends a 270 asking about MRI benefits (service type MR)
+// on the date of service and reads the 271: coverage must be active, and
+// the MRI benefit says whether it needs prior authorization.
+func (a *agent) checkEligibility(ctx context.Context) error {
+	now := time.Now().UTC()
+	w := x12.NewWriter(x12.Delimiters{Element: '*', Repetition: '^', Component: ':', Segment: '~'},
+		x12.Header{Sender: "SPRINGFIELDORT", Receiver: "ACME01", Time: now, Control: 1})
+	w.Group(x12.Group{Code: "HS", Sender: "SPRINGFIELDORT", Receiver: "ACME01", Time: now, Control: 1, Version: "005010X279A1"})
+	w.Set("270", "0001")
+	w.Segment("BHT", "0022", "13", "ELIG-"+a.run.ID, now.Format("20060102"), now.Format("1504"))
+	w.Segment("HL", "1", "", "20", "1")
+	w.Segment("NM1", "PR", "2", "ACME HEALTH PLAN", "", "", "", "", "PI", "ACME01")
+	w.Segment("HL", "2", "1", "21", "1")
+	w.Segment("NM1", "1P", "2", "SPRINGFIELD ORTHOPEDICS", "", "", "", "", "XX", "1234567893")
+	w.Segment("HL", "3", "2", "22", "0")
+	w.Segment("TRN", "1", "ELIG-"+a.run.ID, "9SPRINGORT")
+	w.Segment("NM1", "IL", "1", "DOE", "JANE", "", "", "", "MI", memberID)
+	w.Segment("DMG", "D8", "19840312")
+	w.Segment("DTP", "291", "D8", "20261208")
+	w.Segment("EQ", "MR")
+	request, err := w.Bytes()
+	if err != nil {
+		return err
+	}
+	var response []byte
+	if err := a.api.do(ctx, "POST", a.run.Endpoints["x12"], raw{request, "application/edi-x12"}, &response); err != nil {
+		return err
+	}
+	x, err := x12.Parse(response)
+	if err != nil {
+		return err
+	}
+	if st, _ := x.Get("ST01"); len(st) != 1 || st[0] != "271" {
+		return fmt.Errorf("the clearinghouse answered %v, not a 271", st)
+	}
+	if aaa, _ := x.Get("AAA(*)03"); len(aaa) > 0 {
+		return fmt.Errorf("the 271 rejects the request: AAA %v", aaa)
+	}
+	eb, _ := x.Get("2110C/EB(*)01")
+	if len(eb) == 0 || eb[0] != "1" {
+		return fmt.Errorf("coverage is not active: EB01 %v", eb)
+	}
+	if auth, _ := x.Get("2110C/EB(*)11"); !slices.Contains(auth, "Y") {
+		return fmt.Errorf("the 271 does not say whether the MRI needs prior authorization (EB11 %v)", auth)
+	}
 	return nil
 }
 
