@@ -202,6 +202,9 @@
 // Attempt.Redact applies the same redaction, for what the agent shows its
 // model.
 //
+// Package clitask/chatagent is an Agent that works on each task with a
+// model behind a Chat Completions API, as assay run does.
+//
 // Recorded runs may carry "run", "help_mode" and "error" (how the attempt
 // broke down, as assay run writes it): Suite.Check keeps them in each
 // RunResult and counts a run with an error failed, with that message.
