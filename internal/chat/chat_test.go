@@ -173,3 +173,23 @@ func TestKeyStaysHome(t *testing.T) {
 		t.Errorf("the other origin saw Authorization %q", got)
 	}
 }
+
+// FuzzFunctionCall: no input makes the reader panic, and arguments sent
+// as a JSON string read as that string.
+func FuzzFunctionCall(f *testing.F) {
+	for _, s := range []string{`{"name": "f", "arguments": "{}"}`, `{"name": "f", "arguments": {"a": [1]}}`, `{"arguments": null}`, `{"name": 1}`, `[]`, `"x"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var fc chat.FunctionCall
+		if json.Unmarshal([]byte(s), &fc) != nil {
+			return
+		}
+		var raw struct{ Arguments any }
+		if json.Unmarshal([]byte(s), &raw) == nil {
+			if str, ok := raw.Arguments.(string); ok && str != fc.Arguments {
+				t.Fatalf("%s: arguments %q, want %q", s, fc.Arguments, str)
+			}
+		}
+	})
+}
