@@ -179,12 +179,33 @@
 // for floating-point noise. behavior defaults to "error".
 //
 // Runner. Models are the Runner's, else the suite's providers, else one
-// run set without a model. A task's repeat wins over the suite's. Runs share
-// nothing but a suite's fixed workdir, which makes them sequential. An agent
+// run set without a model; help modes are the Runner's, else the suite's
+// help_modes, else "injected", and every help mode runs every task (the
+// agent reads Attempt.HelpMode; results and traces carry it). A task's
+// repeat wins over the suite's. Runs go in task, model, help mode, repeat
+// order, and RunName names each by its position ("0007-add-entry"). Runs
+// share nothing but a suite's fixed workdir, which makes them sequential;
+// with Workdirs set, each run works in Workdirs/NAME instead (made fresh:
+// a folder already there is an error, never reused; kept after the run),
+// the suite's workdir notwithstanding, and RunResult.Run names it. An agent
 // that returns an error fails its run (its assertions are still evaluated
-// and reported); a setup that fails stops the runner with a *SetupError,
-// since a broken environment says nothing about a model. Each fresh working
-// directory is removed after its run unless KeepWorkdirs; the traces in the
-// report are redacted (redact_env values and redact_patterns matches become
-// Redacted), evaluation sees them unredacted.
+// and reported, and RunResult.Error holds the message); a setup that fails
+// stops the runner with a *SetupError, since a broken environment says
+// nothing about a model. RunTimeout bounds each attempt: its context ends
+// with ErrRunTimeout as the cause, and the run is judged on what it did.
+// The agent reports its model calls in Attempt.Usage; the runner adds the
+// attempt's wall time, and the report totals them per model (Usage), and
+// pass rates per help mode (ByHelpMode). Each fresh working directory is
+// removed after its run unless KeepWorkdirs; the traces and errors in the
+// report are redacted (redact_env values, redact_patterns matches and the
+// Runner's Secrets become Redacted), evaluation sees the real trace.
+// Attempt.Redact applies the same redaction, for what the agent shows its
+// model.
+//
+// Package clitask/chatagent is an Agent that works on each task with a
+// model behind a Chat Completions API, as assay run does.
+//
+// Recorded runs may carry "run", "help_mode" and "error" (how the attempt
+// broke down, as assay run writes it): Suite.Check keeps them in each
+// RunResult and counts a run with an error failed, with that message.
 package clitask

@@ -26,19 +26,50 @@ type AssertionResult struct {
 }
 
 // RunResult is the result of one run of a task. Its JSON keys are those of
-// assay check's output.
+// assay check's output; run, help_mode and error appear when set.
 type RunResult struct {
+	// Run names the run: for a Runner with Workdirs, the name of its
+	// working directory there (see RunName); for a recorded run, the "run"
+	// its trace gives; else "".
+	Run    string `json:"run,omitempty"`
 	TaskID string `json:"task_id"`
 	// Model is the run's model; DefaultModel when it named none.
 	Model string `json:"model"`
-	// Passed is true when every assertion passed (and, for a Runner, the
-	// agent returned no error).
-	Passed     bool              `json:"passed"`
+	// HelpMode is the help mode the run was made in (see Runner), "" when
+	// unknown.
+	HelpMode string `json:"help_mode,omitempty"`
+	// Passed is true when every assertion passed and the attempt did not
+	// break down (Error is "").
+	Passed bool `json:"passed"`
+	// Error says how the attempt broke down: the agent's error, for runs a
+	// Runner made (redacted as the trace is), or the "error" a recorded
+	// run carries. The run counts as failed.
+	Error      string            `json:"error,omitempty"`
 	Assertions []AssertionResult `json:"assertions"`
-	// Err is the agent's error, for runs a Runner made.
+	// Err is the agent's error, for runs a Runner made, or Error as an
+	// error for recorded runs that carry one.
 	Err error `json:"-"`
 	// Trace is the run's trace; a Runner's is redacted as the suite asks.
 	Trace *Trace `json:"-"`
+	// Usage is what the run's model calls cost, for runs a Runner made.
+	Usage *Usage `json:"-"`
+}
+
+// Usage is what model calls cost: the calls (turns), the tokens of their
+// prompts and completions as the model's API counted them, and the wall
+// time, in milliseconds. An Agent fills Attempt.Usage (all but WallMS,
+// which the Runner measures around the attempt).
+type Usage struct {
+	Turns            int   `json:"turns"`
+	PromptTokens     int   `json:"prompt_tokens"`
+	CompletionTokens int   `json:"completion_tokens"`
+	WallMS           int64 `json:"wall_ms"`
+}
+
+// add sums u and v.
+func (u Usage) add(v Usage) Usage {
+	return Usage{Turns: u.Turns + v.Turns, PromptTokens: u.PromptTokens + v.PromptTokens,
+		CompletionTokens: u.CompletionTokens + v.CompletionTokens, WallMS: u.WallMS + v.WallMS}
 }
 
 // PassRate is the share of a model's runs that passed. Rate is in percent
@@ -61,12 +92,18 @@ type ThresholdResult struct {
 
 // Report is the result of a suite's runs: each run, the tasks that had no
 // run, pass rates per model, and the thresholds that apply. Its JSON is
-// assay check's output.
+// assay check's output, and assay run's.
 type Report struct {
-	Runs       []RunResult         `json:"runs"`
-	NotRun     []string            `json:"not_run"`
-	PassRates  map[string]PassRate `json:"pass_rates"`
-	Thresholds []ThresholdResult   `json:"thresholds"`
+	Runs      []RunResult         `json:"runs"`
+	NotRun    []string            `json:"not_run"`
+	PassRates map[string]PassRate `json:"pass_rates"`
+	// ByHelpMode holds the pass rates per help mode, then model, when some
+	// run has a help mode; nil otherwise.
+	ByHelpMode map[string]map[string]PassRate `json:"by_help_mode,omitempty"`
+	// Usage holds per model the totals of the runs' Usage, when some run
+	// has one (a Runner's); nil otherwise.
+	Usage      map[string]Usage  `json:"usage,omitempty"`
+	Thresholds []ThresholdResult `json:"thresholds"`
 }
 
 // Passed reports whether every run passed.
@@ -101,15 +138,33 @@ func summarize(scope []*Task, runs []RunResult, th *Thresholds) *Report {
 		rep.Runs = []RunResult{}
 	}
 	seen := map[string]bool{}
-	for _, run := range runs {
-		seen[run.TaskID] = true
-		pr := rep.PassRates[run.Model]
+	count := func(rates map[string]PassRate, run RunResult) {
+		pr := rates[run.Model]
 		pr.Total++
 		if run.Passed {
 			pr.Passed++
 		}
 		pr.Rate = 100 * float64(pr.Passed) / float64(pr.Total)
-		rep.PassRates[run.Model] = pr
+		rates[run.Model] = pr
+	}
+	for _, run := range runs {
+		seen[run.TaskID] = true
+		count(rep.PassRates, run)
+		if run.HelpMode != "" {
+			if rep.ByHelpMode == nil {
+				rep.ByHelpMode = map[string]map[string]PassRate{}
+			}
+			if rep.ByHelpMode[run.HelpMode] == nil {
+				rep.ByHelpMode[run.HelpMode] = map[string]PassRate{}
+			}
+			count(rep.ByHelpMode[run.HelpMode], run)
+		}
+		if run.Usage != nil {
+			if rep.Usage == nil {
+				rep.Usage = map[string]Usage{}
+			}
+			rep.Usage[run.Model] = rep.Usage[run.Model].add(*run.Usage)
+		}
 	}
 	for _, t := range scope {
 		if !seen[t.ID] {
@@ -259,7 +314,12 @@ func (s *Suite) Check(ctx context.Context, runs []Run, opts CheckOptions) (*Repo
 		if model == "" {
 			model = DefaultModel
 		}
-		results = append(results, RunResult{TaskID: r.TaskID, Model: model, Passed: passed, Assertions: res, Trace: &r.Trace})
+		rr := RunResult{Run: r.Name, TaskID: r.TaskID, Model: model, HelpMode: r.HelpMode, Passed: passed && r.Error == "",
+			Error: r.Error, Assertions: res, Trace: &r.Trace}
+		if r.Error != "" {
+			rr.Err = errors.New(r.Error)
+		}
+		results = append(results, rr)
 		if opts.OnRun != nil {
 			opts.OnRun(results[len(results)-1], len(results), total)
 		}

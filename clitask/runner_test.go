@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/assaykit/assay/clitask"
 	"github.com/google/go-cmp/cmp"
@@ -252,5 +253,149 @@ func TestSuiteCheckRejectsRuns(t *testing.T) {
 	rep, err := s.Check(context.Background(), nil, clitask.CheckOptions{})
 	if err != nil || !slices.Equal(rep.NotRun, []string{"add", "export", "unknown"}) || len(rep.Runs) != 0 || !rep.Passed() {
 		t.Errorf("no runs: %+v, %v", rep, err)
+	}
+}
+
+// TestRunnerHelpModesNamesAndUsage: every help mode runs every task, runs
+// are named in run order and work in Workdirs/NAME, kept; the agent's usage
+// adds up per model; a secret is hidden from the trace, the error and what
+// the agent shows its model.
+func TestRunnerHelpModesNamesAndUsage(t *testing.T) {
+	s := loadE2E(t)
+	s.Repeat = 1
+	dir := filepath.Join(t.TempDir(), "workdirs")
+	var mu sync.Mutex
+	seen := map[string]string{} // run -> help mode, model, redacted text
+	agent := clitask.AgentFunc(func(ctx context.Context, a *clitask.Attempt) error {
+		if _, err := a.Shell.Run(ctx, "echo key=sk-live-0123456789 token=$NOTES_TOKEN > out.txt"); err != nil {
+			return err
+		}
+		a.Usage = clitask.Usage{Turns: 2, PromptTokens: 100, CompletionTokens: 10}
+		mu.Lock()
+		seen[a.Run] = a.HelpMode + " " + a.Model + " " + a.Redact("sk-live-0123456789 s3cret-token") + " " + a.Shell.Workdir()
+		mu.Unlock()
+		if a.Task.ID == "export" {
+			return errors.New("the model API failed with key sk-live-0123456789")
+		}
+		return nil
+	})
+	r := &clitask.Runner{Agent: agent, HelpModes: []string{clitask.HelpInjected, clitask.HelpNone}, Workdirs: dir,
+		Secrets: []string{"sk-live-0123456789"}, Concurrency: 3}
+	rep, err := r.Run(context.Background(), s, "add", "export")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, run := range rep.Runs {
+		got = append(got, run.Run+" "+run.Model+" "+run.HelpMode)
+		if _, err := os.Stat(filepath.Join(dir, run.Run, "out.txt")); err != nil {
+			t.Errorf("%s: the workdir was not kept: %v", run.Run, err)
+		}
+		if run.Trace.Workdir != filepath.Join(dir, run.Run) || !strings.HasSuffix(seen[run.Run], " "+run.Trace.Workdir) {
+			t.Errorf("%s worked in %q (%q)", run.Run, run.Trace.Workdir, seen[run.Run])
+		}
+		if c := run.Trace.Commands[0].Command; strings.Contains(c, "sk-live") {
+			t.Errorf("%s: the secret is in the trace: %q", run.Run, c)
+		}
+		if run.TaskID == "export" && (run.Passed || run.Error != "the model API failed with key [REDACTED]") {
+			t.Errorf("%s: an agent error: passed %v, %q", run.Run, run.Passed, run.Error)
+		}
+		if run.Usage == nil || run.Usage.Turns != 2 {
+			t.Errorf("%s: usage %+v", run.Run, run.Usage)
+		}
+	}
+	want := []string{
+		"0001-add good/model injected", "0002-add good/model none", "0003-add sloppy/model injected", "0004-add sloppy/model none",
+		"0005-export good/model injected", "0006-export good/model none", "0007-export sloppy/model injected", "0008-export sloppy/model none",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("runs (-want +got):\n%s", diff)
+	}
+	if v := seen["0002-add"]; !strings.HasPrefix(v, "none good/model [REDACTED] [REDACTED] ") {
+		t.Errorf("the attempt saw %q", v)
+	}
+	u := rep.Usage["good/model"]
+	if u.Turns != 8 || u.PromptTokens != 400 || u.CompletionTokens != 40 || u.WallMS < 0 {
+		t.Errorf("usage %+v", rep.Usage)
+	}
+	byMode := rep.ByHelpMode["none"]["sloppy/model"]
+	if byMode.Total != 2 || len(rep.ByHelpMode) != 2 {
+		t.Errorf("by help mode %+v", rep.ByHelpMode)
+	}
+	// the run's folder exists already: the runner does not reuse it
+	if _, err := r.Run(context.Background(), s, "add"); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("a second run into the same folders: %v", err)
+	}
+}
+
+// TestRunnerTimeout: at RunTimeout the attempt's context ends with
+// ErrRunTimeout, and the run is judged on what it did.
+func TestRunnerTimeout(t *testing.T) {
+	s := loadE2E(t)
+	s.Repeat = 1
+	var cause error
+	agent := clitask.AgentFunc(func(ctx context.Context, a *clitask.Attempt) error {
+		if _, err := a.Shell.Run(ctx, "notes frobnicate"); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		cause = context.Cause(ctx)
+		return nil
+	})
+	start := time.Now()
+	rep, err := (&clitask.Runner{Agent: agent, Models: []string{"m"}, RunTimeout: 100 * time.Millisecond, TempDir: t.TempDir()}).Run(context.Background(), s, "unknown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(cause, clitask.ErrRunTimeout) || time.Since(start) > 10*time.Second {
+		t.Errorf("cause %v after %v", cause, time.Since(start))
+	}
+	if !rep.Runs[0].Passed || len(rep.Runs[0].Trace.Commands) != 1 {
+		t.Errorf("the run is judged on what it did: %+v", rep.Runs[0])
+	}
+}
+
+func TestRunName(t *testing.T) {
+	for _, tt := range []struct {
+		i        int
+		id, want string
+	}{
+		{6, "add-entry", "0007-add-entry"},
+		{12344, "a b/c:d", "12345-a_b_c_d"},
+		{0, "..", "0001-.."},
+		{0, "é", "0001-__"},
+		{0, strings.Repeat("x", 300), "0001-" + strings.Repeat("x", 200)},
+	} {
+		if got := clitask.RunName(tt.i, tt.id); got != tt.want {
+			t.Errorf("RunName(%d, %q) = %q, want %q", tt.i, tt.id, got, tt.want)
+		}
+	}
+}
+
+// TestCheckCountsARecordedErrorFailed: a run whose attempt broke down
+// carries "error" in the trace; check counts it failed with that message,
+// and keeps its run name and help mode.
+func TestCheckCountsARecordedErrorFailed(t *testing.T) {
+	s := loadE2E(t)
+	runs, err := clitask.ParseRuns([]byte(`{"runs": [
+		{"run": "0001-unknown", "task_id": "unknown", "model": "m", "help_mode": "none", "commands": [{"command": "notes frobnicate", "exit_code": 2, "stderr": "notes: unknown command: frobnicate"}]},
+		{"run": "0002-unknown", "task_id": "unknown", "model": "m", "help_mode": "none", "error": "the model API failed", "commands": [{"command": "notes frobnicate", "exit_code": 2, "stderr": "notes: unknown command: frobnicate"}]}
+	]}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Check(context.Background(), runs, clitask.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := rep.Runs[0], rep.Runs[1]
+	if !a.Passed || b.Passed || b.Error != "the model API failed" || b.Err == nil || b.Run != "0002-unknown" || b.HelpMode != "none" {
+		t.Errorf("runs %+v\n%+v", a, b)
+	}
+	if pr := rep.ByHelpMode["none"]["m"]; pr.Passed != 1 || pr.Total != 2 || rep.Usage != nil {
+		t.Errorf("by help mode %+v, usage %+v", rep.ByHelpMode, rep.Usage)
+	}
+	if _, err := clitask.ParseRuns([]byte(`{"task_id": "unknown", "error": 5, "commands": []}`), ""); err == nil || !strings.Contains(err.Error(), "/error") {
+		t.Errorf("an error that is not a string: %v", err)
 	}
 }

@@ -53,10 +53,18 @@ func (t *Trace) Last() (Command, bool) {
 
 // Run is one recorded run of a task, as the multi-run trace file holds it.
 type Run struct {
+	// Name names the run ("run"), as assay run --out writes it: the name of
+	// its working directory (see RunName).
+	Name string `json:"run,omitempty"`
 	// TaskID names the suite task the run attempted.
 	TaskID string `json:"task_id,omitempty"`
 	// Model is the model that ran it; "" counts as DefaultModel.
 	Model string `json:"model,omitempty"`
+	// HelpMode is the help mode it ran in; "" when unknown.
+	HelpMode string `json:"help_mode,omitempty"`
+	// Error, when not "", says how the attempt broke down: the run counts
+	// as failed, with this message.
+	Error string `json:"error,omitempty"`
 	Trace
 }
 
@@ -194,6 +202,12 @@ func (p *parser) run(obj gjson.Result, ptr string) (Run, error) {
 			r.TaskID, err = p.str(v, at, k.Str)
 		case "model":
 			r.Model, err = p.str(v, at, k.Str)
+		case "run":
+			r.Name, err = p.str(v, at, k.Str)
+		case "help_mode":
+			r.HelpMode, err = p.str(v, at, k.Str)
+		case "error":
+			r.Error, err = p.str(v, at, k.Str)
 		case "workdir":
 			r.Workdir, err = p.str(v, at, k.Str)
 		case "commands":

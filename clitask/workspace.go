@@ -58,6 +58,10 @@ type PrepareOptions struct {
 	Environ []string
 	// Timeout bounds each setup command; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Dir, when set, is the working directory to make, instead of a fresh
+	// one under TempDir or the suite's workdir: it must not exist yet (its
+	// parent is made as needed), and it is kept after the run.
+	Dir string
 }
 
 // Workspace is a prepared working directory for one run of a task.
@@ -104,7 +108,7 @@ func (e *SetupError) Error() string {
 func (e *SetupError) Unwrap() error { return e.Err }
 
 // Prepare makes the working directory of one run of task t: a fresh
-// directory (or the suite's workdir, created if missing), the scaffold
+// directory (or opts.Dir, or the suite's workdir, created if missing), the scaffold
 // copied in, then the suite's setup and the task's, each run with sh -c in
 // the directory with the run's environment. A setup command that exits
 // non-zero or cannot run stops preparation with a *SetupError; a fresh
@@ -112,7 +116,19 @@ func (e *SetupError) Unwrap() error { return e.Err }
 func (s *Suite) Prepare(ctx context.Context, t *Task, opts PrepareOptions) (*Workspace, error) {
 	w := &Workspace{}
 	ok := false
-	if s.Workdir != "" {
+	if opts.Dir != "" {
+		dir, err := filepath.Abs(opts.Dir)
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(dir), 0o755)
+		}
+		if err == nil {
+			err = os.Mkdir(dir, 0o755)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("clitask: workdir: %w", err)
+		}
+		w.Dir = dir
+	} else if s.Workdir != "" {
 		w.Dir = s.abs(s.Workdir)
 		if err := os.MkdirAll(w.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("clitask: workdir: %w", err)

@@ -43,16 +43,9 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 	case *tracePath == "":
 		return c.badInput("check: --trace FILE is required")
 	}
-	suite, err := clitask.LoadSuite(*suitePath)
-	if err != nil {
-		var se *clitask.SuiteError
-		if errors.As(err, &se) {
-			for _, p := range se.Problems {
-				fmt.Fprintf(c.stderr, "assay: check: %s\n", p)
-			}
-			return exitUsage
-		}
-		return c.badInput("check: %v", err)
+	suite, ok := c.loadSuite("check", *suitePath)
+	if !ok {
+		return exitUsage
 	}
 	runs, err := clitask.ReadRuns(*tracePath)
 	if err != nil {
@@ -102,8 +95,15 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 	if len(result.Runs) == 0 {
 		fmt.Fprintf(c.stderr, "assay: check: warning: %s holds no run of the tasks checked\n", *tracePath)
 	}
-	// With thresholds and the whole suite checked, the thresholds decide.
-	if suite.Thresholds != nil && *taskID == "" {
+	return c.suiteExit("check", suite, result, *taskID == "")
+}
+
+// suiteExit is the exit code of check and run: with thresholds and the
+// whole suite judged, the thresholds decide (each violated one is named on
+// stderr, an informational one as a warning); otherwise every run must
+// pass.
+func (c *cli) suiteExit(name string, suite *clitask.Suite, result *clitask.Report, whole bool) int {
+	if suite.Thresholds != nil && whole {
 		code := exitOK
 		for _, t := range result.Thresholds {
 			if !t.Violated {
@@ -113,8 +113,8 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 			if t.Behavior == clitask.BehaviorError {
 				level, code = "error", exitFail
 			}
-			fmt.Fprintf(c.stderr, "assay: check: %s: model %s passed %s of its runs, below the minimum %s (behavior: %s)\n",
-				level, t.Model, report.Percent(t.Rate), report.Percent(t.Minimum), t.Behavior)
+			fmt.Fprintf(c.stderr, "assay: %s: %s: model %s passed %s of its runs, below the minimum %s (behavior: %s)\n",
+				name, level, t.Model, report.Percent(t.Rate), report.Percent(t.Minimum), t.Behavior)
 		}
 		return code
 	}
@@ -122,6 +122,24 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 		return exitOK
 	}
 	return exitFail
+}
+
+// loadSuite loads a suite named on the command line, printing every
+// problem it has.
+func (c *cli) loadSuite(name, path string) (*clitask.Suite, bool) {
+	suite, err := clitask.LoadSuite(path)
+	if err != nil {
+		var se *clitask.SuiteError
+		if errors.As(err, &se) {
+			for _, p := range se.Problems {
+				fmt.Fprintf(c.stderr, "assay: %s: %s\n", name, p)
+			}
+			return nil, false
+		}
+		c.badInput("%s: %v", name, err)
+		return nil, false
+	}
+	return suite, true
 }
 
 func taskList(s *clitask.Suite) string {

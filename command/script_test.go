@@ -15,6 +15,7 @@ import (
 	"github.com/assaykit/assay/client/clienttest"
 	"github.com/assaykit/assay/clitask"
 	"github.com/assaykit/assay/command"
+	"github.com/assaykit/assay/internal/chat/chattest"
 	_ "github.com/assaykit/assay/sandbox" // every kind, as cmd/assay has them
 )
 
@@ -37,7 +38,8 @@ func TestMain(m *testing.M) {
 //	exits N COMMAND ARGS...
 //
 // which runs COMMAND as exec does (its stdout and stderr checked by the
-// lines after it) and fails unless it exits with code N. Each script gets a
+// lines after it) and fails unless it exits with code N, and fakellm,
+// which starts a fake model server (see fakellm). Each script gets a
 // fake criteria API (clienttest) at $ASSAY_BASE_URL, with the key
 // $ASSAY_API_KEY.
 func TestScripts(t *testing.T) {
@@ -54,8 +56,30 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NO_COLOR", "1")
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits, "fakellm": fakellm},
 	})
+}
+
+// fakellm starts a scripted Chat Completions server (chattest) for the
+// rest of the script and sets ASSAY_LLM_BASE_URL to it; its models are
+// chattest's (solver, quitter, looper, badjson, hang, ...).
+//
+//	fakellm [LATENCY]
+func fakellm(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) > 1 {
+		ts.Fatalf("usage: fakellm [LATENCY]")
+	}
+	var opts []chattest.Option
+	if len(args) == 1 {
+		d, err := time.ParseDuration(args[0])
+		if err != nil {
+			ts.Fatalf("fakellm: %v", err)
+		}
+		opts = append(opts, chattest.WithLatency(d))
+	}
+	srv := chattest.NewServer(opts...)
+	ts.Defer(srv.Close)
+	ts.Setenv("ASSAY_LLM_BASE_URL", srv.URL)
 }
 
 // exits runs a command and checks its exit code.

@@ -33,7 +33,9 @@ func WriteSuite(w io.Writer, f Format, r *clitask.Report, o Options) error {
 	return fmt.Errorf("report: a cli-bench report cannot be written as %q", f)
 }
 
-// RunNames numbers the runs of each task and model: "add [m] #2".
+// RunNames numbers the runs of each task and model (and help mode, when
+// the run has one): "add [m] #2", "add [m, injected] #1". A run with a
+// name (assay run --out) is called by it: "0007-add [m, injected]".
 func RunNames(runs []clitask.RunResult) []string {
 	name := RunNamer()
 	names := make([]string, len(runs))
@@ -48,7 +50,14 @@ func RunNames(runs []clitask.RunResult) []string {
 func RunNamer() func(clitask.RunResult) string {
 	seen := map[string]int{}
 	return func(r clitask.RunResult) string {
-		key := r.TaskID + " [" + r.Model + "]"
+		tag := " [" + r.Model + "]"
+		if r.HelpMode != "" {
+			tag = " [" + r.Model + ", " + r.HelpMode + "]"
+		}
+		if r.Run != "" {
+			return r.Run + tag
+		}
+		key := r.TaskID + tag
 		seen[key]++
 		return key + " #" + strconv.Itoa(seen[key])
 	}
@@ -63,6 +72,9 @@ func WriteSuiteRunText(w io.Writer, name string, run clitask.RunResult, o Option
 		st = assert.StatusFailed
 	}
 	fmt.Fprintf(&b, "%s %s\n", mark(st, o), name)
+	if run.Error != "" {
+		fmt.Fprintf(&b, "      %-6s attempt: %s\n", assert.StatusError, strings.ReplaceAll(run.Error, "\n", "\n             "))
+	}
 	for _, a := range run.Assertions {
 		fmt.Fprintf(&b, "      %-6s %s: %s\n", a.Status, a.Kind, strings.ReplaceAll(a.Details, "\n", "\n             "))
 	}
@@ -91,6 +103,23 @@ func WriteSuiteSummaryText(w io.Writer, r *clitask.Report, o Options) error {
 			fmt.Fprintf(&b, "  %-30s %d/%d  %s\n", m, pr.Passed, pr.Total, Percent(pr.Rate))
 		}
 	}
+	if len(r.ByHelpMode) > 0 {
+		b.WriteString("\npass rates by help mode:\n")
+		for _, mode := range sortedKeys(r.ByHelpMode) {
+			for _, m := range sortedKeys(r.ByHelpMode[mode]) {
+				pr := r.ByHelpMode[mode][m]
+				fmt.Fprintf(&b, "  %-13s %-30s %d/%d  %s\n", mode, m, pr.Passed, pr.Total, Percent(pr.Rate))
+			}
+		}
+	}
+	if len(r.Usage) > 0 {
+		b.WriteString("\nusage:\n")
+		for _, m := range sortedKeys(r.Usage) {
+			u := r.Usage[m]
+			fmt.Fprintf(&b, "  %-30s %d turns, %d prompt + %d completion tokens, %ss\n", m, u.Turns, u.PromptTokens,
+				u.CompletionTokens, Decimal(float64(u.WallMS)/1000))
+		}
+	}
 	if len(r.Thresholds) > 0 {
 		b.WriteString("\nthresholds:\n")
 		for _, t := range r.Thresholds {
@@ -117,10 +146,18 @@ func suiteSuites(r *clitask.Report) []junitSuite {
 	var suites []junitSuite
 	for i, name := range RunNames(r.Runs) {
 		run := r.Runs[i]
-		s := junitSuite{Name: name, Properties: &junitProperties{Property: []junitProperty{
-			{Name: "task_id", Value: run.TaskID}, {Name: "model", Value: run.Model},
-			{Name: "passed", Value: strconv.FormatBool(run.Passed)},
-		}}}
+		props := []junitProperty{{Name: "task_id", Value: run.TaskID}, {Name: "model", Value: run.Model}}
+		for _, p := range []junitProperty{{Name: "help_mode", Value: run.HelpMode}, {Name: "run", Value: run.Run}} {
+			if p.Value != "" {
+				props = append(props, p)
+			}
+		}
+		props = append(props, junitProperty{Name: "passed", Value: strconv.FormatBool(run.Passed)})
+		s := junitSuite{Name: name, Properties: &junitProperties{Property: props}}
+		if run.Error != "" {
+			s.add(junitCase{Name: "attempt", Classname: "clitask." + run.TaskID,
+				Error: &junitMessage{Message: run.Error, Type: "error", Text: run.Error}}, 0)
+		}
 		for j, a := range run.Assertions {
 			tc := junitCase{Name: fmt.Sprintf("%d %s", j+1, a.Kind), Classname: "clitask." + run.TaskID}
 			switch a.Status {

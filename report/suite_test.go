@@ -156,3 +156,72 @@ func TestWriteSuiteInformationalThreshold(t *testing.T) {
 		t.Errorf("%s", b.String())
 	}
 }
+
+// runReport is a report of assay run: named runs with help modes, one
+// whose attempt broke down, pass rates per help mode, and usage.
+func runReport() *clitask.Report {
+	ok := []clitask.AssertionResult{{Kind: "exit_code", Status: assert.StatusPassed, Passed: true, Details: "Exited 0."}}
+	return &clitask.Report{
+		Runs: []clitask.RunResult{
+			{Run: "0001-add", TaskID: "add", Model: "m", HelpMode: "injected", Passed: true, Assertions: ok},
+			{Run: "0002-add", TaskID: "add", Model: "m", HelpMode: "none", Error: "model call 2: 127.0.0.1:9 answered 500", Assertions: ok},
+		},
+		NotRun:     []string{},
+		PassRates:  map[string]clitask.PassRate{"m": {Passed: 1, Total: 2, Rate: 50}},
+		ByHelpMode: map[string]map[string]clitask.PassRate{"injected": {"m": {Passed: 1, Total: 1, Rate: 100}}, "none": {"m": {Passed: 0, Total: 1, Rate: 0}}},
+		Usage:      map[string]clitask.Usage{"m": {Turns: 5, PromptTokens: 1200, CompletionTokens: 80, WallMS: 2500}},
+		Thresholds: []clitask.ThresholdResult{},
+	}
+}
+
+func TestWriteRunReport(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.WriteSuite(&b, report.Text, runReport(), report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"PASS  0001-add [m, injected]\n      passed exit_code: Exited 0.\n",
+		"FAIL  0002-add [m, none]\n      error  attempt: model call 2: 127.0.0.1:9 answered 500\n      passed exit_code",
+		"\npass rates by help mode:\n  injected      m                              1/1  100%\n  none          m                              0/1  0%\n",
+		"\nusage:\n  m                              5 turns, 1200 prompt + 80 completion tokens, 2.5s\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := report.WriteSuite(&b, report.JSON, runReport(), report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Runs []map[string]any }
+	json.Unmarshal(b.Bytes(), &doc)
+	if doc.Runs[1]["error"] != "model call 2: 127.0.0.1:9 answered 500" || doc.Runs[1]["help_mode"] != "none" || doc.Runs[1]["run"] != "0002-add" {
+		t.Errorf("run JSON %v", doc.Runs[1])
+	}
+	for _, key := range []string{`"pass_rates"`, `"by_help_mode": {`, `"usage": {`, `"thresholds"`} {
+		if !strings.Contains(b.String(), key) {
+			t.Errorf("JSON lacks %s:\n%s", key, b.String())
+		}
+	}
+	if i, j := strings.Index(b.String(), `"by_help_mode"`), strings.Index(b.String(), `"usage"`); !(strings.Index(b.String(), `"pass_rates"`) < i && i < j) {
+		t.Errorf("by_help_mode and usage follow pass_rates:\n%s", b.String())
+	}
+	if !strings.Contains(b.String(), `"m": {
+      "turns": 5,
+      "prompt_tokens": 1200,
+      "completion_tokens": 80,
+      "wall_ms": 2500
+    }`) {
+		t.Errorf("usage JSON:\n%s", b.String())
+	}
+	b.Reset()
+	if err := report.WriteSuite(&b, report.JUnit, runReport(), report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<property name="help_mode" value="none"></property>`, `<property name="run" value="0002-add"></property>`,
+		"<testcase name=\"attempt\" classname=\"clitask.add\" time=\"0\">\n      <error message=\"model call 2: 127.0.0.1:9 answered 500\" type=\"error\">"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("JUnit lacks %s:\n%s", want, b.String())
+		}
+	}
+}

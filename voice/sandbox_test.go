@@ -99,7 +99,8 @@ func TestVoiceJudge(t *testing.T) {
 			Messages []struct{ Content string } `json:"messages"`
 		}
 		json.NewDecoder(r.Body).Decode(&req)
-		verdict := `{"found": true, "turn": 2, "quote": "not approved", "reason": "a denial"}`
+		// the phrase asked, found; the control phrases beside it, not
+		verdict := `{"verdicts": [{"phrase": "the request was denied", "found": true, "turn": 2, "quote": "not approved", "reason": "a denial"}]}`
 		content, _ := json.Marshal(verdict)
 		fmt.Fprintf(w, `{"choices": [{"message": {"content": %s}}]}`, content)
 	}))

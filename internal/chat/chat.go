@@ -124,12 +124,38 @@ func Say(role, text string) Message { return Message{Role: role, Content: &text}
 
 // ToolCall is a model's request to call a tool.
 type ToolCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the function a tool call calls and holds its
+// arguments: JSON text, as the model wrote it (not necessarily valid).
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// UnmarshalJSON reads a function call whose arguments are a JSON string
+// (the API's form) or, as some servers send them, a JSON object, kept as
+// its text.
+func (f *FunctionCall) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	f.Name, f.Arguments = raw.Name, ""
+	switch a := bytes.TrimSpace(raw.Arguments); {
+	case len(a) == 0 || string(a) == "null":
+	case a[0] == '"':
+		return json.Unmarshal(a, &f.Arguments)
+	default:
+		f.Arguments = string(a)
+	}
+	return nil
 }
 
 // Tool describes a function the model may call.
@@ -185,6 +211,9 @@ type Error struct {
 	Body   string
 	Reason string
 	Err    error
+	// Answered says the server sent an HTTP response (any status) to some
+	// attempt of the request: it was reached, whatever went wrong after.
+	Answered bool
 }
 
 func (e *Error) Error() string {
@@ -218,7 +247,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	}
 	var resp Response
 	if err := json.Unmarshal(data, &resp); err != nil || resp.Choices == nil {
-		return nil, &Error{Host: c.Host(), Reason: "the answer is not a chat completion"}
+		return nil, &Error{Host: c.Host(), Reason: "the answer is not a chat completion", Answered: true}
 	}
 	return &resp, nil
 }
@@ -226,29 +255,36 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 // post sends body with the retry policy and returns a 2xx answer's body.
 func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 	p := c.policy
+	answered := false
+	fail := func(status int, body []byte, err error) error {
+		e := c.fail(status, body, err)
+		e.Answered = answered
+		return e
+	}
 	for attempt := 0; ; attempt++ {
 		c.calls.Add(1)
 		resp, data, err := c.once(ctx, body)
+		answered = answered || resp != nil || errors.Is(err, errTooLarge)
 		if attempt < p.MaxRetries && !errors.Is(err, errTooLarge) {
 			if resp != nil {
 				resp.Body = io.NopCloser(bytes.NewReader(data))
 			}
 			again, cerr := p.CheckRetry(ctx, resp, err)
 			if cerr != nil {
-				return nil, c.fail(0, nil, cerr)
+				return nil, fail(0, nil, cerr)
 			}
 			if again {
 				if err := retry.Sleep(ctx, retry.CapWait(p.Backoff(p.MinWait, p.MaxWait, attempt, resp), p.MaxWait)); err != nil {
-					return nil, c.fail(0, nil, err)
+					return nil, fail(0, nil, err)
 				}
 				continue
 			}
 		}
 		switch {
 		case err != nil:
-			return nil, c.fail(0, nil, err)
+			return nil, fail(0, nil, err)
 		case resp.StatusCode/100 != 2:
-			return nil, c.fail(resp.StatusCode, data, nil)
+			return nil, fail(resp.StatusCode, data, nil)
 		}
 		return data, nil
 	}
@@ -257,7 +293,7 @@ func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 var errTooLarge = errors.New("answer too large")
 
 // fail builds an *Error with everything the key could hide in redacted.
-func (c *Client) fail(status int, body []byte, err error) error {
+func (c *Client) fail(status int, body []byte, err error) *Error {
 	e := &Error{Host: c.Host(), Status: status}
 	if len(body) > 0 {
 		snippet := string(body)

@@ -114,6 +114,43 @@ func TestRetryAndErrors(t *testing.T) {
 	if _, err := chat.New(chat.Config{BaseURL: "ftp://x/" + key, APIKey: key}); err == nil || strings.Contains(err.Error(), key) {
 		t.Errorf("a bad URL: %v", err)
 	}
+	// Answered tells a server that was reached from one that was not
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	for _, tt := range []struct {
+		base     string
+		answered bool
+	}{
+		{srv.URL + "/echo", true}, {srv.URL + "/junk", true}, {srv.URL + "/huge", true},
+		{srv.URL + "/hang", false}, {closed.URL, false},
+	} {
+		c, _ := chat.New(chat.Config{BaseURL: tt.base, Retry: fastRetry(), MaxAnswer: 1024, Timeout: 100 * time.Millisecond})
+		_, err := c.Complete(ctx, chat.Request{})
+		if !errors.As(err, &ce) || ce.Answered != tt.answered {
+			t.Errorf("%s: %v, answered %v, want %v", tt.base, err, ce != nil && ce.Answered, tt.answered)
+		}
+	}
+}
+
+// Tool call arguments read as a JSON string, or as an object some servers
+// send, kept as its text.
+func TestToolCallArguments(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`{"name": "f", "arguments": "{\"command\": \"ls\"}"}`, `{"command": "ls"}`},
+		{`{"name": "f", "arguments": {"command": "ls"}}`, `{"command": "ls"}`},
+		{`{"name": "f", "arguments": "{not json"}`, `{not json`},
+		{`{"name": "f", "arguments": null}`, ``},
+		{`{"name": "f"}`, ``},
+	} {
+		var f chat.FunctionCall
+		if err := json.Unmarshal([]byte(tt.in), &f); err != nil || f.Name != "f" || f.Arguments != tt.want {
+			t.Errorf("%s: %+v %v, want arguments %q", tt.in, f, err, tt.want)
+		}
+	}
+	var f chat.FunctionCall
+	if err := json.Unmarshal([]byte(`{"name": 5}`), &f); err == nil {
+		t.Error("a name that is not a string: want an error")
+	}
 }
 
 // A redirect to another origin is followed without the key.
@@ -135,4 +172,24 @@ func TestKeyStaysHome(t *testing.T) {
 	if got := seen.Load(); got != "|" {
 		t.Errorf("the other origin saw Authorization %q", got)
 	}
+}
+
+// FuzzFunctionCall: no input makes the reader panic, and arguments sent
+// as a JSON string read as that string.
+func FuzzFunctionCall(f *testing.F) {
+	for _, s := range []string{`{"name": "f", "arguments": "{}"}`, `{"name": "f", "arguments": {"a": [1]}}`, `{"arguments": null}`, `{"name": 1}`, `[]`, `"x"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var fc chat.FunctionCall
+		if json.Unmarshal([]byte(s), &fc) != nil {
+			return
+		}
+		var raw struct{ Arguments any }
+		if json.Unmarshal([]byte(s), &raw) == nil {
+			if str, ok := raw.Arguments.(string); ok && str != fc.Arguments {
+				t.Fatalf("%s: arguments %q, want %q", s, fc.Arguments, str)
+			}
+		}
+	})
 }
