@@ -272,20 +272,10 @@ func (s *Server) Serve(ctx context.Context) error {
 // ShutdownGrace, or until ctx ends), completes every active run and closes
 // every listener.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	srv, runs, ok := s.stop()
+	if !ok {
 		return nil
 	}
-	s.closed = true
-	srv := s.http
-	runs := s.activeLocked()
-	stop := s.stopTTL
-	s.mu.Unlock()
-	if stop != nil {
-		close(stop)
-	}
-	var errs []error
 	if srv != nil {
 		grace, cancel := context.WithTimeout(ctx, ShutdownGrace)
 		if err := srv.Shutdown(grace); err != nil {
@@ -293,6 +283,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		cancel()
 	}
+	var errs []error
 	var wg sync.WaitGroup
 	var emu sync.Mutex
 	for _, r := range runs {
@@ -312,21 +303,31 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Close stops the server at once: no run is completed and nothing is
-// written. Tests that need snapshots call Shutdown.
-func (s *Server) Close() error {
+// stop marks the server closed and stops the idle reaper, once: ok is false
+// when it was closed already. It returns the HTTP server and the runs that
+// were active.
+func (s *Server) stop() (srv *http.Server, active []*Run, ok bool) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil
+		return nil, nil, false
 	}
 	s.closed = true
-	srv := s.http
-	runs := s.activeLocked()
+	srv, active = s.http, s.activeLocked()
 	stop := s.stopTTL
 	s.mu.Unlock()
 	if stop != nil {
 		close(stop)
+	}
+	return srv, active, true
+}
+
+// Close stops the server at once: no run is completed and nothing is
+// written. Tests that need snapshots call Shutdown.
+func (s *Server) Close() error {
+	srv, runs, ok := s.stop()
+	if !ok {
+		return nil
 	}
 	if srv != nil {
 		srv.Close()
