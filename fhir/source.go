@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 )
 
 // Source runs FHIR searches. It is the evidence of fhir-resource-state;
@@ -64,6 +65,7 @@ const TokenEnv = "ASSAY_FHIR_TOKEN"
 // package sandbox's to recognise: it attaches URLSource instead, as it
 // does for the other live sources.
 func FolderSource(fsys fs.FS, maxFileSize int64) Source {
+	fsys = check.CapTotal(fsys, 0)
 	return &lazySource{load: func() (Source, error) {
 		s := NewStore()
 		if _, err := s.LoadFS(fsys, maxFileSize); err != nil {

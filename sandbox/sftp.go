@@ -40,7 +40,7 @@ func loadSFTP(f folder, env *assert.Env, opts Options) {
 	}
 	fsys := f.fsys
 	if f.dir != "" {
-		fsys = check.DirFS(f.dir)
+		fsys = check.CapTotal(check.DirFS(f.dir), opts.MaxTotalSize)
 	}
 	sftp.Attach(env, sftp.FolderSource(fsys, opts.MaxFileSize))
 }

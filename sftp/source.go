@@ -92,7 +92,7 @@ func Attach(env *assert.Env, src Source) { assert.Attach[Source](env, src) }
 // fsys; otherwise (check.DirFS) fsys's own Stat decides, and a link whose
 // target fsys refuses to reach is reported as leading out of the tree.
 func FolderSource(fsys fs.FS, maxFileSize int64) Source {
-	t := newTree(&folderBackend{fsys: fsys, max: maxFileSize}, Limits{})
+	t := newTree(&folderBackend{fsys: check.CapTotal(fsys, 0), max: maxFileSize}, Limits{})
 	t.max = maxFileSize
 	return t
 }

@@ -113,7 +113,7 @@ func (m memorySource) Records(ctx context.Context) ([]Record, error) {
 // check that reads a record.
 func FolderSource(fsys fs.FS, maxFileSize int64) Source {
 	return &folderSource{load: sync.OnceValues(func() ([]Record, error) {
-		recs, err := readFolder(fsys, maxFileSize)
+		recs, err := readFolder(check.CapTotal(fsys, 0), maxFileSize)
 		if err != nil {
 			return nil, err
 		}
@@ -155,6 +155,9 @@ func readFile(fsys fs.FS, name string, limit int64) (string, error) {
 func readFolder(fsys fs.FS, limit int64) ([]Record, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
+		return nil, fmt.Errorf("x12 records: %w", err)
+	}
+	if err := check.FitTotal(fsys, evidenceFiles(entries)); err != nil {
 		return nil, fmt.Errorf("x12 records: %w", err)
 	}
 	var recs []Record
@@ -235,6 +238,24 @@ func readFolder(fsys fs.FS, limit int64) ([]Record, error) {
 		recs = append(recs, rec)
 	}
 	return recs, nil
+}
+
+// evidenceFiles names the entries of the folder that readFolder reads.
+func evidenceFiles(entries []fs.DirEntry) []string {
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() {
+			continue
+		}
+		for _, suf := range []string{recordsFile, requestSuffix, responseSuffix, metaSuffix} {
+			if base, ok := strings.CutSuffix(name, suf); ok && (base != "") == (suf != recordsFile) {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func decodeJSON(data []byte) (any, error) {
