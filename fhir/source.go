@@ -79,10 +79,11 @@ func FolderSource(fsys fs.FS, maxFileSize int64) Source {
 // sandbox's fhir/fhir.url, names on its first line that is neither blank
 // nor a # comment. token, when not "", is sent as the bearer token, and at
 // most maxFileSize bytes of a response body are read (<= 0:
-// check.DefaultMaxFileSize). Text that names no usable server gives a
+// check.DefaultMaxFileSize); opts configure the client further (the
+// sandbox passes WithMaxTotalSize). Text that names no usable server gives a
 // Source whose every search reports why, so the checks that need it report
 // status error.
-func URLSource(text, token string, maxFileSize int64) Source {
+func URLSource(text, token string, maxFileSize int64, opts ...ClientOption) Source {
 	base := ""
 	for _, line := range strings.Split(text, "\n") {
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
@@ -93,7 +94,7 @@ func URLSource(text, token string, maxFileSize int64) Source {
 	if base == "" {
 		return Unavailable(fmt.Errorf("%s names no server", URLFile))
 	}
-	opts := []ClientOption{WithMaxBodySize(maxFileSize)}
+	opts = append([]ClientOption{WithMaxBodySize(maxFileSize)}, opts...)
 	if token != "" {
 		opts = append(opts, WithBearerToken(token))
 	}

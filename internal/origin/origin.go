@@ -76,12 +76,14 @@ func Guard(hc *http.Client, home Origin, key string) *http.Client {
 	return guard(hc, home, key, false)
 }
 
-// Confine is Guard for clients that read evidence: a redirect to another
-// origin is not followed at all but is a final error (ErrLeftOrigin), since
-// what another origin says is not the evidence asked for (DESIGN.md section
-// 12 rule 18).
-func Confine(hc *http.Client, home Origin, key string) *http.Client {
-	return guard(hc, home, key, true)
+// Confine is for clients that read evidence: a redirect to another origin
+// is not followed at all but is a final error (ErrLeftOrigin), since what
+// another origin says is not the evidence asked for (DESIGN.md section 12
+// rule 18); a redirect within home keeps the headers net/http copies to
+// the same host, Authorization included. Redirect loops stop as Guard
+// stops them.
+func Confine(hc *http.Client, home Origin) *http.Client {
+	return guard(hc, home, "", true)
 }
 
 func guard(hc *http.Client, home Origin, key string, confine bool) *http.Client {
@@ -94,7 +96,9 @@ func guard(hc *http.Client, home Origin, key string, confine bool) *http.Client 
 		if confine && Of(req.URL) != home {
 			return retry.Final(fmt.Errorf("%w: %s is not on %s", ErrLeftOrigin, Of(req.URL), home))
 		}
-		Authorize(req, home, key)
+		if !confine {
+			Authorize(req, home, key)
+		}
 		if next != nil {
 			return next(req, via)
 		}

@@ -178,7 +178,7 @@ func TestGuardStops(t *testing.T) {
 		hits.Store(0)
 		hc := origin.Guard(nil, origin.Of(u), "sekrit")
 		if tc.confine {
-			hc = origin.Confine(nil, origin.Of(u), "sekrit")
+			hc = origin.Confine(nil, origin.Of(u))
 		}
 		resp, err := hc.Get(home.URL + tc.path)
 		if err == nil {
