@@ -111,7 +111,7 @@ func fsName(name string) string {
 	return name
 }
 
-func (f *folderBackend) readDir(ctx context.Context, dir string) ([]fs.FileInfo, error) {
+func (f *folderBackend) readDir(ctx context.Context, dir string, take func([]fs.FileInfo, int) error) ([]fs.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func (f *folderBackend) readDir(ctx context.Context, dir string) ([]fs.FileInfo,
 		}
 		out = append(out, typedInfo{fi, e.Type()})
 	}
-	return out, nil
+	return out, take(out, len(ents))
 }
 
 // typedInfo keeps the type a folder listing reported for an entry: Info
@@ -250,7 +250,7 @@ func (i memInfo) ModTime() time.Time { return time.Time{} }
 func (i memInfo) IsDir() bool        { return i.dir }
 func (i memInfo) Sys() any           { return nil }
 
-func (m *memoryBackend) readDir(ctx context.Context, dir string) ([]fs.FileInfo, error) {
+func (m *memoryBackend) readDir(ctx context.Context, dir string, take func([]fs.FileInfo, int) error) ([]fs.FileInfo, error) {
 	names, ok := m.dirs[dir]
 	if !ok {
 		if _, isFile := m.files[dir]; isFile {
@@ -264,7 +264,7 @@ func (m *memoryBackend) readDir(ctx context.Context, dir string) ([]fs.FileInfo,
 		data, isFile := m.files[full]
 		out[i] = memInfo{name: n, size: int64(len(data)), dir: !isFile}
 	}
-	return out, nil
+	return out, take(out, len(out))
 }
 
 func (m *memoryBackend) readLink(context.Context, string) (string, error) {
