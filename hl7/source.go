@@ -86,7 +86,9 @@ func (s memorySource) Rejects(context.Context) ([]Reject, error) { return nil, n
 // folder (not of its subfolders), in name order, each holding one or more
 // messages (CR, LF or CRLF; MLLP framing and batch wrappers allowed). Files
 // are read through check.ReadFile, at most maxFileSize bytes each (<= 0:
-// check.DefaultMaxFileSize), when a check first asks, and parsed once;
+// check.DefaultMaxFileSize), and at most the total cap of fsys
+// (check.CapTotal; 256 MiB when fsys has none) together, checked on their
+// sizes before any is read, when a check first asks, and parsed once;
 // every check shares the parse.
 //
 // A file that cannot be read (missing, not a regular file, over the cap, a

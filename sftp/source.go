@@ -85,7 +85,8 @@ func Attach(env *assert.Env, src Source) { assert.Attach[Source](env, src) }
 // folder is then listed once and the listing shared by every check.
 // maxFileSize caps what is read of one file (<= 0: check.DefaultMaxFileSize);
 // a check passes its own cap to ReadFile, and this one applies when that
-// is <= 0.
+// is <= 0. What is read of all files together is capped by fsys's total
+// (check.CapTotal; 256 MiB when fsys has none).
 //
 // Symbolic links: when fsys implements fs.ReadLinkFS, a link is followed
 // by reading its target and is a candidate only when that lies inside

@@ -106,7 +106,9 @@ func (m memorySource) Records(ctx context.Context) ([]Record, error) {
 // NAME.request.x12 and NAME.meta.json (a JSON object), in byte order of
 // NAME. Other files are ignored. Every file is read with check.ReadFile:
 // regular files only, at most maxFileSize bytes (<= 0:
-// check.DefaultMaxFileSize). A file that cannot be read, a request or
+// check.DefaultMaxFileSize), all of them together at most the total cap of
+// fsys (check.CapTotal; 256 MiB when fsys has none), checked on their sizes
+// before any is read. A file that cannot be read, a request or
 // metadata file without its response, or a records.json that is not of
 // that shape makes Records return an error, so that the checks that need
 // the evidence report status error. The X12 is parsed once, by the first
