@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"testing/fstest"
 
 	"github.com/assaykit/assay/check"
 )
@@ -81,4 +82,24 @@ func ExampleJSONField() {
 	// active passed=false
 	// name.0.given.0 passed=false differs in case
 	// deceased passed=true
+}
+
+// A source's folder capped at 100 bytes in all: the first two files fit,
+// reading the first again costs nothing more, and the third would take the
+// source past the cap, an error that names it.
+func ExampleCapTotal() {
+	folder := check.CapTotal(fstest.MapFS{
+		"a.hl7": {Data: []byte(strings.Repeat("a", 40))},
+		"b.hl7": {Data: []byte(strings.Repeat("b", 40))},
+		"c.hl7": {Data: []byte(strings.Repeat("c", 40))},
+	}, 100)
+	for _, name := range []string{"a.hl7", "b.hl7", "a.hl7", "c.hl7"} {
+		data, err := check.ReadFile(folder, name, 0)
+		fmt.Println(len(data), err)
+	}
+	// Output:
+	// 40 <nil>
+	// 40 <nil>
+	// 40 <nil>
+	// 0 c.hl7: with it its source would read 120 bytes, past the 100-byte cap on what one evidence source reads in all
 }

@@ -44,6 +44,8 @@ type FileError struct {
 
 func (e *FileError) Error() string {
 	switch {
+	case errors.Is(e.Err, ErrTotalTooLarge):
+		return totalMessage(e)
 	case errors.Is(e.Err, ErrTooLarge):
 		return fmt.Sprintf("%s: %d bytes is over the %d-byte cap on an evidence file", e.Path, e.Size, e.Limit)
 	case errors.Is(e.Err, ErrNotRegular):
@@ -72,12 +74,17 @@ func unwrapPathError(err error) error {
 // two), at most limit bytes (limit <= 0 means
 // DefaultMaxFileSize; a larger file is ErrTooLarge, also when it grows while
 // being read). Every error is a *FileError. Use it, with DirFS, for every
-// file a source reads.
+// file a source reads. Through a CapTotal file system the file also counts
+// against its source's total, and one that would take it past the cap is
+// an error wrapping ErrTotalTooLarge.
 func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	if limit <= 0 {
 		limit = DefaultMaxFileSize
 	}
 	fail := func(size int64, err error) ([]byte, error) {
+		if te := totalError(name, err); te != nil {
+			return nil, te
+		}
 		return nil, &FileError{Path: name, Size: size, Limit: limit, Err: err}
 	}
 	// admit refuses what is not a regular file of at most limit bytes.

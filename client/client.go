@@ -11,15 +11,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"time"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/internal/origin"
 	"github.com/assaykit/assay/internal/retry"
-	"github.com/assaykit/assay/spec"
 )
 
 // APIKeyEnv is the environment variable New reads the API key from when no
@@ -44,9 +41,9 @@ type Client struct {
 	// Criteria holds the calls on /criteria.
 	Criteria *CriteriaService
 
-	base      string // scheme://host/path, without a trailing slash
-	origin    origin // the base URL's scheme, host and port
-	key       *secret
+	base      string        // scheme://host/path, without a trailing slash
+	home      origin.Origin // the base URL's scheme, host and port
+	key       *origin.Secret
 	http      *http.Client
 	userAgent string
 	retry     RetryPolicy
@@ -54,63 +51,10 @@ type Client struct {
 	logger    *slog.Logger
 }
 
-// secret keeps the API key behind a pointer, so that printing a Client value
-// with %v shows an address, never the key. forms are the spellings of the
-// key that are scrubbed from what the client reports: as written, and as
-// JSON and URLs escape it.
-type secret struct {
-	value string
-	forms []string
-}
-
-func newSecret(key string) *secret {
-	s := &secret{value: key}
-	if len(key) < minRedactLen {
-		return s
-	}
-	add := func(form string) {
-		if !slices.Contains(s.forms, form) {
-			s.forms = append(s.forms, form)
-		}
-	}
-	add(key)
-	// In a JSON body the key may be escaped as the server's encoder does
-	// it: minimally, with <, > and & escaped (Go), with everything but
-	// ASCII escaped (Python), and each of those with / escaped (PHP).
-	minimal := spec.String(key).String()
-	htmlSafe, _ := json.Marshal(key)
-	for _, quoted := range []string{minimal, string(htmlSafe), asciiJSON(minimal)} {
-		form := quoted[1 : len(quoted)-1]
-		add(form)
-		add(strings.ReplaceAll(form, "/", `\/`))
-	}
-	add(url.QueryEscape(key))
-	add(url.PathEscape(key))
-	return s
-}
-
-// asciiJSON rewrites a JSON string with every non-ASCII character escaped
-// as \uXXXX (UTF-16, lower-case hex), as Python's json module writes it.
-func asciiJSON(quoted string) string {
-	var b strings.Builder
-	for _, r := range quoted {
-		switch {
-		case r < utf8.RuneSelf:
-			b.WriteRune(r)
-		case r > 0xffff:
-			r1, r2 := utf16.EncodeRune(r)
-			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-	}
-	return b.String()
-}
-
 // String describes the client without its key.
 func (c *Client) String() string {
 	key := "none"
-	if c.key.value != "" {
+	if c.key.Value() != "" {
 		key = "set"
 	}
 	return fmt.Sprintf("client.Client{base: %s, api key: %s}", c.base, key)
@@ -181,8 +125,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	c := &Client{
 		base:      base,
-		origin:    originOf(mustParse(base)),
-		key:       newSecret(key),
+		home:      origin.Of(mustParse(base)),
+		key:       origin.NewSecret(key),
 		http:      s.http,
 		userAgent: s.userAgent,
 		retry:     DefaultRetryPolicy(),
@@ -192,7 +136,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if c.http == nil {
 		c.http = &http.Client{}
 	}
-	c.http = c.guardRedirects(c.http)
+	c.http = origin.Guard(c.http, c.home, key)
 	if c.userAgent == "" {
 		c.userAgent = DefaultUserAgent
 	}
@@ -337,7 +281,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 			}
 			c.logger.DebugContext(ctx, "criteria API request", attrs...)
 		}
-		if outcome == nil || !retries || attempt > c.retry.MaxRetries || finalStatus(resp) {
+		if outcome == nil || !retries || attempt > c.retry.MaxRetries || finalStatus(resp) || retry.IsFinal(err) {
 			return c.finish(method, shown, resp, body, outcome, attempt, last)
 		}
 		again, checkErr := c.retry.CheckRetry(ctx, resp, err)
@@ -430,7 +374,7 @@ func (c *Client) send(ctx context.Context, method, target string, payload []byte
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	c.authorize(req)
+	origin.Authorize(req, c.home, c.key.Value())
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, nil, err
@@ -442,36 +386,17 @@ func (c *Client) send(ctx context.Context, method, target string, payload []byte
 		return nil, nil, fmt.Errorf("reading the response body: %w", err)
 	}
 	if len(data) > maxResponseBody {
-		return nil, nil, fmt.Errorf("response body larger than %d bytes", maxResponseBody)
+		// The same body would come back: never retried.
+		return nil, nil, retry.Final(fmt.Errorf("response body larger than %d bytes", maxResponseBody))
 	}
 	// Whatever the server sent back is scrubbed before anything reads it:
 	// a server (or a proxy) that echoes the Authorization header into a
 	// header, the status line or the body does not make the client report
 	// the key.
-	c.scrubResponse(resp)
-	data = c.redactBytes(data)
+	c.key.RedactResponse(resp)
+	data = c.key.RedactBytes(data)
 	resp.Body = io.NopCloser(bytes.NewReader(data))
 	return resp, data, nil
-}
-
-// scrubResponse removes the key from the status line and every header of
-// resp (trailers included).
-func (c *Client) scrubResponse(resp *http.Response) {
-	if len(c.key.forms) == 0 {
-		return
-	}
-	resp.Status = c.redact(resp.Status)
-	for _, h := range []http.Header{resp.Header, resp.Trailer} {
-		for name, values := range h {
-			for i, v := range values {
-				values[i] = c.redact(v)
-			}
-			if clean := c.redact(name); clean != name {
-				delete(h, name)
-				h[clean] = values
-			}
-		}
-	}
 }
 
 // readBody reads a response body of up to maxResponseBody+1 bytes, sized
@@ -553,74 +478,27 @@ func (c *Client) apiError(method, shown string, resp *http.Response, body []byte
 	return e
 }
 
-// minRedactLen is the shortest key the client scrubs from text it did not
-// write (server messages); scrubbing a one-letter key would mangle every
-// message while protecting nothing.
-const minRedactLen = 6
-
 // redacted replaces the key in what the client reports.
-const redacted = "[REDACTED]"
+const redacted = origin.Redacted
 
 // redact removes the API key, in every form it may take (as written,
 // JSON-escaped, URL-escaped), from text that came from elsewhere, such as a
 // server that echoes the Authorization header in its error message.
-func (c *Client) redact(s string) string {
-	for _, form := range c.key.forms {
-		if strings.Contains(s, form) {
-			s = strings.ReplaceAll(s, form, redacted)
-		}
-	}
-	return s
-}
+func (c *Client) redact(s string) string { return c.key.Redact(s) }
+
+// scrubError is err with the key removed from its text (see
+// origin.Secret.Error).
+func (c *Client) scrubError(err error) error { return c.key.Error(err) }
 
 // redactCriterion scrubs the decoded text fields of a criterion read from
 // the API: decoding may undo an escape ("\u0073k-...") that hid the key
 // from the scrub of the raw body. The assertion stays as the body (already
 // scrubbed) wrote it.
 func (c *Client) redactCriterion(cr *assert.Criterion) {
-	if len(c.key.forms) == 0 {
+	if len(c.key.Forms()) == 0 {
 		return
 	}
 	for _, f := range []*string{&cr.ID, &cr.TaskID, &cr.InputEntityID, &cr.Label, &cr.Axis} {
 		*f = c.redact(*f)
 	}
-}
-
-// redactBytes is redact for a body; it returns b itself when b holds no
-// form of the key.
-func (c *Client) redactBytes(b []byte) []byte {
-	for _, form := range c.key.forms {
-		if bytes.Contains(b, []byte(form)) {
-			b = bytes.ReplaceAll(b, []byte(form), []byte(redacted))
-		}
-	}
-	return b
-}
-
-// scrubbedError is an error whose text had the API key removed; it still
-// unwraps to the original for errors.Is and errors.As.
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-func (e *scrubbedError) Unwrap() error { return e.err }
-
-func (c *Client) scrubError(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if c.redact(msg) == msg {
-		return err
-	}
-	// A *url.Error names the URL a redirect led to, which the server
-	// chose: hand out a copy with that URL scrubbed, so errors.As finds
-	// no key either.
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return &url.Error{Op: ue.Op, URL: c.redact(ue.URL), Err: c.scrubError(ue.Err)}
-	}
-	return &scrubbedError{msg: c.redact(msg), err: err}
 }

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/assaykit/assay/internal/origin"
 )
 
 // The tests in this file run the client against hostile servers: ones that
@@ -40,12 +42,12 @@ func TestOriginOf(t *testing.T) {
 		{"http://127.0.0.1:80", "http://localhost:80"},               // another name
 		{"https://api.example.com:443", "http://api.example.com:443"},
 	}
-	parse := func(s string) origin {
+	parse := func(s string) origin.Origin {
 		u, err := url.Parse(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return originOf(u)
+		return origin.Of(u)
 	}
 	for _, p := range same {
 		if parse(p[0]) != parse(p[1]) {
@@ -193,8 +195,8 @@ func TestAuthorizationOnlyToTheOrigin(t *testing.T) {
 }
 
 // TestCallersCheckRedirectStillDecides: the guard wraps the caller's
-// CheckRedirect rather than replacing it, and keeps net/http's limit of 10
-// redirects when there is none.
+// CheckRedirect rather than replacing it, and when there is none stops a
+// redirect back to a URL already visited at once.
 func TestCallersCheckRedirectStillDecides(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/criteria/loop", func(w http.ResponseWriter, r *http.Request) {
@@ -206,7 +208,7 @@ func TestCallersCheckRedirectStillDecides(t *testing.T) {
 		check func(*http.Request, []*http.Request) error
 		want  string
 	}{
-		{nil, "stopped after 10 redirects"},
+		{nil, "a redirect loop: back to a URL already visited"},
 		{func(*http.Request, []*http.Request) error { return errors.New("no redirects here") }, "no redirects here"},
 	} {
 		hc := &http.Client{CheckRedirect: tt.check}
@@ -265,7 +267,7 @@ func rawServer(t *testing.T, answer func(path string) string) string {
 func TestKeyRedactedFromEverything(t *testing.T) {
 	for _, key := range []string{testKey, "sk/<live>&key+1 é"} {
 		t.Run(key, func(t *testing.T) {
-			forms := newSecret(key).forms
+			forms := origin.NewSecret(key).Forms()
 			if len(forms) < 2 && key != testKey {
 				t.Fatalf("forms of %q: %q", key, forms)
 			}
@@ -381,33 +383,46 @@ func TestKeyRedactedFromEverything(t *testing.T) {
 	}
 }
 
-// TestKeyForms: the key is scrubbed as written and as JSON encoders and
-// URLs escape it.
-func TestKeyForms(t *testing.T) {
-	key := "sk/<k>&é😀-1"
-	forms := newSecret(key).forms
-	for _, want := range []string{
-		key,
-		`sk/<k>&é😀-1`,
-		`sk/\u003ck\u003e\u0026é😀-1`,   // Go's json.Marshal
-		`sk/<k>&\u00e9\ud83d\ude00-1`,  // Python's json.dumps
-		`sk\/<k>&é😀-1`,                 // PHP's json_encode
-		`sk\/<k>&\u00e9\ud83d\ude00-1`, // PHP's, ASCII only
-		url.QueryEscape(key), url.PathEscape(key),
+// A redirect loop and a body over the cap are failures no retry heals:
+// each is one attempt, whatever the retry policy (DESIGN.md section 12
+// rule 17), not four.
+func TestNeverRetried(t *testing.T) {
+	var hits atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/criteria/far", func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		n := len(r.URL.RawQuery)
+		http.Redirect(w, r, fmt.Sprintf("/criteria/far?%s", strings.Repeat("n", n+1)), http.StatusFound)
+	})
+	mux.HandleFunc("/criteria/loop", func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Redirect(w, r, "/criteria/loop", http.StatusFound)
+	})
+	mux.HandleFunc("/criteria/big", func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(bytes.Repeat([]byte(" "), maxResponseBody+1))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for _, tc := range []struct {
+		id, want string
+		hits     int64
+	}{
+		{"far", "stopped after 10 redirects", 10},
+		{"loop", "a redirect loop", 1},
+		{"big", "response body larger than 33554432 bytes", 1},
 	} {
-		found := false
-		for _, f := range forms {
-			found = found || f == want
+		hits.Store(0)
+		cl, err := New(srv.URL, WithAPIKey(testKey), WithRetryPolicy(fastRetries()))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !found {
-			t.Errorf("form %q missing from %q", want, forms)
+		_, _, err = cl.Criteria.Get(context.Background(), tc.id)
+		var re *RequestError
+		if !errors.As(err, &re) || re.Attempts != 1 || !strings.Contains(err.Error(), tc.want) || hits.Load() != tc.hits {
+			t.Errorf("%s: %v, %d requests; want one attempt failing with %q, %d requests", tc.id, err, hits.Load(), tc.want, tc.hits)
 		}
-	}
-	if len(newSecret("short").forms) != 0 {
-		t.Error("a key under 6 characters is scrubbed")
-	}
-	if got := newSecret("sk-plain-key-1").forms; len(got) != 1 {
-		t.Errorf("a plain key has forms %q, want one", got)
 	}
 }
 

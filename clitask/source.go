@@ -138,7 +138,7 @@ func FolderSource(fsys fs.FS, dir string, maxFileSize int64, opts ...Option) Sou
 	s := &traceSource{opts: o}
 	s.load = sync.OnceValues(func() (*Trace, error) {
 		const name = "trace.json"
-		data, err := check.ReadFile(fsys, name, o.maxFileSize)
+		data, err := check.ReadFile(check.CapTotal(fsys, 0), name, o.maxFileSize)
 		if err != nil {
 			return nil, &TraceError{Location: assert.Location{File: name}, Message: errorText(err), Err: err}
 		}

@@ -37,7 +37,7 @@ type evalFlags struct {
 	criteria, sandbox, runs, shard, entity string
 	judgeURL, judgeModel                   string
 	merge, noColor                         bool
-	maxFileSize                            int64
+	maxFileSize, maxTotalSize              int64
 	format                                 string
 }
 
@@ -53,6 +53,7 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 	fs.StringVar(&f.format, "format", "text", "output `format`: text, json, junit, or jsonl (with --runs or --merge)")
 	fs.BoolVar(&f.noColor, "no-color", false, "never colour the text output (NO_COLOR does the same)")
 	fs.Int64Var(&f.maxFileSize, "max-file-size", check.DefaultMaxFileSize, "the most `BYTES` read from one evidence or input file")
+	fs.Int64Var(&f.maxTotalSize, "max-total-size", check.DefaultMaxTotalSize, "the most `BYTES` one evidence source reads in all (a folder's files, a FHIR search's pages)")
 	fs.StringVar(&f.judgeURL, "judge-url", "", "OpenAI-compatible base `URL` for the voice matcher's LLM judge (default $ASSAY_JUDGE_URL)")
 	fs.StringVar(&f.judgeModel, "judge-model", "", "`model` for the LLM judge (default $ASSAY_JUDGE_MODEL)")
 	rest, ok := parseFlags(fs, c, args)
@@ -159,7 +160,7 @@ func readRunEntity(snapshot fs.FS, dir string, limit int64) (string, error) {
 }
 
 func (c *cli) loadSandbox(dir string, f evalFlags) (*assert.Env, error) {
-	opts := sandbox.Options{JudgeURL: f.judgeURL, JudgeModel: f.judgeModel, MaxFileSize: f.maxFileSize}
+	opts := sandbox.Options{JudgeURL: f.judgeURL, JudgeModel: f.judgeModel, MaxFileSize: f.maxFileSize, MaxTotalSize: f.maxTotalSize}
 	if opts.JudgeURL == "" {
 		opts.JudgeURL = c.getenv("ASSAY_JUDGE_URL")
 	}

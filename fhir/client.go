@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/origin"
 	"github.com/assaykit/assay/internal/retry"
 	"github.com/tidwall/gjson"
 )
@@ -31,11 +31,13 @@ const DefaultTimeout = 30 * time.Second
 // one with NewClient; it is safe for concurrent use.
 type Client struct {
 	base     *url.URL
-	origin   string
+	home     origin.Origin
 	http     *http.Client
 	tokens   TokenSource
+	secret   *origin.Secret // every token sent, scrubbed from what the client reports
 	policy   retry.RetryPolicy
 	maxBody  int64
+	maxTotal int64
 	timeout  time.Duration
 	maxPages int
 	selfLink bool
@@ -45,7 +47,7 @@ type Client struct {
 type ClientOption func(*Client)
 
 // WithHTTPClient sets the HTTP client (its CheckRedirect is wrapped so that
-// Authorization never follows a redirect to another origin).
+// a redirect to another origin is refused: see Search).
 func WithHTTPClient(h *http.Client) ClientOption {
 	return func(c *Client) {
 		if h != nil {
@@ -75,6 +77,17 @@ func WithMaxBodySize(n int64) ClientOption {
 	return func(c *Client) {
 		if n > 0 {
 			c.maxBody = n
+		}
+	}
+}
+
+// WithMaxTotalSize caps the bytes of all the pages of one search together
+// (<= 0: check.DefaultMaxTotalSize, 256 MiB); a search past it is an error
+// wrapping check.ErrTotalTooLarge that names the cap.
+func WithMaxTotalSize(n int64) ClientOption {
+	return func(c *Client) {
+		if n > 0 {
+			c.maxTotal = n
 		}
 	}
 }
@@ -115,34 +128,13 @@ func NewClient(base string, opts ...ClientOption) (*Client, error) {
 		return nil, fmt.Errorf("fhir: base URL %q is not an http or https URL", base)
 	}
 	u.RawQuery, u.Fragment = "", ""
-	c := &Client{base: u, origin: originOf(u), http: &http.Client{}, policy: retry.DefaultRetryPolicy(),
-		maxBody: check.DefaultMaxFileSize, timeout: DefaultTimeout, maxPages: MaxPages, selfLink: true}
+	c := &Client{base: u, home: origin.Of(u), http: &http.Client{}, secret: origin.NewSecret(), policy: retry.DefaultRetryPolicy(),
+		maxBody: check.DefaultMaxFileSize, maxTotal: check.DefaultMaxTotalSize, timeout: DefaultTimeout, maxPages: MaxPages, selfLink: true}
 	for _, o := range opts {
 		o(c)
 	}
-	next := c.http.CheckRedirect
-	c.http.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if originOf(req.URL) != c.origin {
-			req.Header.Del("Authorization")
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
-		}
-		return nil
-	}
+	c.http = origin.Confine(c.http, c.home)
 	return c, nil
-}
-
-// originOf is scheme://host:port with the default port made explicit.
-func originOf(u *url.URL) string {
-	host, port := u.Hostname(), u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
-	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(net.JoinHostPort(host, port))
 }
 
 // Base returns the server's base URL.
@@ -214,7 +206,21 @@ func (e *IgnoredParameterError) Error() string {
 // sent: absolute, relative or host-relative, never re-encoded) on the
 // base's origin only, and returns the entries whose search.mode is match
 // (or, when a server sends no mode, the entries of resourceType).
+//
+// What it reads is bounded and confined: each page at most the body cap
+// (WithMaxBodySize), all pages together at most the total cap
+// (WithMaxTotalSize), at most MaxPages pages; a redirect to another origin,
+// of the first request or of any page, is an error, as is a redirect loop,
+// and neither is retried, nor is a body over its cap. Every token sent is
+// scrubbed from what the search reports: a server that echoes the
+// Authorization header into an OperationOutcome, an error page, a header
+// or a resource does not put it into errors, details or evidence.
 func (c *Client) Search(ctx context.Context, resourceType string, params url.Values) ([]Resource, error) {
+	out, err := c.search(ctx, resourceType, params)
+	return out, c.secret.Error(err)
+}
+
+func (c *Client) search(ctx context.Context, resourceType string, params url.Values) ([]Resource, error) {
 	if !validType(resourceType) {
 		return nil, fmt.Errorf("fhir: %q is not a resource type", resourceType)
 	}
@@ -225,6 +231,7 @@ func (c *Client) Search(ctx context.Context, resourceType string, params url.Val
 	first := u.String()
 	seen := map[string]bool{}
 	var out []Resource
+	var total int64
 	page := first
 	for n := 0; page != ""; n++ {
 		if n >= c.maxPages {
@@ -237,6 +244,10 @@ func (c *Client) Search(ctx context.Context, resourceType string, params url.Val
 		body, err := c.get(ctx, page)
 		if err != nil {
 			return nil, err
+		}
+		if total += int64(len(body)); total > c.maxTotal {
+			return nil, fmt.Errorf("fhir: %s: %w: its first %d pages hold %d bytes, past the %d-byte (%d MiB) cap on one search",
+				first, check.ErrTotalTooLarge, n+1, total, c.maxTotal, c.maxTotal>>20)
 		}
 		doc := gjson.ParseBytes(body)
 		if n == 0 && c.selfLink {
@@ -270,8 +281,8 @@ func (c *Client) Search(ctx context.Context, resourceType string, params url.Val
 			return nil, fmt.Errorf("fhir: %s: %w: next link %q: %v", first, ErrPaging, next, err)
 		}
 		abs := cur.ResolveReference(ref)
-		if originOf(abs) != c.origin {
-			return nil, fmt.Errorf("fhir: %s: %w: next link %s leaves the server's origin %s", first, ErrPaging, abs, c.origin)
+		if origin.Of(abs) != c.home {
+			return nil, fmt.Errorf("fhir: %s: %w: next link %s leaves the server's origin %s", first, ErrPaging, abs, c.home)
 		}
 		page = abs.String()
 	}
@@ -329,6 +340,11 @@ func (c *Client) get(ctx context.Context, page string) ([]byte, error) {
 	refreshed := false
 	for attempt := 0; ; attempt++ {
 		resp, body, err := c.once(ctx, page)
+		if retry.IsFinal(err) {
+			// A body over the cap, a redirect loop or to another
+			// origin: the same would come back.
+			return nil, fmt.Errorf("fhir: GET %s: %w", page, err)
+		}
 		if err == nil && resp.StatusCode == http.StatusUnauthorized && !refreshed {
 			// A token the server no longer takes: ask for a new one, once.
 			if inv, ok := c.tokens.(interface{ Invalidate() }); ok {
@@ -368,11 +384,12 @@ func (c *Client) once(ctx context.Context, page string) (*http.Response, []byte,
 	}
 	req.Header.Set("Accept", "application/fhir+json")
 	req.Header.Set("Prefer", "handling=strict")
-	if c.tokens != nil && originOf(req.URL) == c.origin {
+	if c.tokens != nil && origin.Of(req.URL) == c.home {
 		tok, err := c.tokens.Token(ctx)
 		if err != nil {
 			return nil, nil, fmt.Errorf("getting a token: %w", err)
 		}
+		c.secret.Add(tok)
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	resp, err := c.http.Do(req)
@@ -385,8 +402,11 @@ func (c *Client) once(ctx context.Context, page string) (*http.Response, []byte,
 		return resp, nil, fmt.Errorf("reading the response: %w", err)
 	}
 	if int64(len(body)) > c.maxBody {
-		return resp, nil, fmt.Errorf("the response is over the %d-byte cap", c.maxBody)
+		return resp, nil, retry.Final(fmt.Errorf("the response is over the %d-byte cap on one page", c.maxBody))
 	}
+	// What the server sent is scrubbed before anything reads it.
+	c.secret.RedactResponse(resp)
+	body = c.secret.RedactBytes(body)
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, body, nil
 }

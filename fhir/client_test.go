@@ -23,6 +23,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/fhir"
+	"github.com/assaykit/assay/internal/origin"
 	"github.com/assaykit/assay/internal/retry"
 	"github.com/tidwall/gjson"
 )
@@ -387,14 +388,16 @@ func TestBackendServicesToken(t *testing.T) {
 	}
 }
 
-// TestClientRedirectDropsToken: a redirect to another origin (an http to
-// https move included) is followed without the Authorization header.
-func TestClientRedirectDropsToken(t *testing.T) {
-	var gotAuth atomic.Value
+// TestClientRedirectToAnotherOrigin: a redirect within the server's origin
+// is followed with the token; one to another origin (an http to https move
+// included), of the first request or of a later page, is refused, the
+// other origin never asked (DESIGN.md section 12 rule 18).
+func TestClientRedirectToAnotherOrigin(t *testing.T) {
+	var otherHits atomic.Int32
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gotAuth.Store(r.Header.Get("Authorization"))
+		otherHits.Add(1)
 		w.Header().Set("Content-Type", "application/fhir+json")
-		fmt.Fprint(w, `{"resourceType":"Bundle","type":"searchset"}`)
+		fmt.Fprint(w, `{"resourceType":"Bundle","type":"searchset","entry":[{"resource":{"resourceType":"Patient","id":"forged"}}]}`)
 	}))
 	defer other.Close()
 	var sameAuth atomic.Value
@@ -404,19 +407,30 @@ func TestClientRedirectDropsToken(t *testing.T) {
 			http.Redirect(w, r, "/fhir/moved/Patient", http.StatusFound)
 		case "/fhir/moved/Patient":
 			sameAuth.Store(r.Header.Get("Authorization"))
+			w.Header().Set("Content-Type", "application/fhir+json")
+			fmt.Fprintf(w, `{"resourceType":"Bundle","type":"searchset","link":[{"relation":"next","url":"/fhir/Observation"}],"entry":[{"resource":{"resourceType":"Patient","id":"p1"}}]}`)
+		case "/fhir/Observation":
+			http.Redirect(w, r, other.URL+"/Observation", http.StatusFound)
+		case "/away/Patient":
 			http.Redirect(w, r, other.URL+"/Patient", http.StatusFound)
 		}
 	}))
 	defer srv.Close()
-	c, _ := fhir.NewClient(srv.URL+"/fhir", fhir.WithBearerToken("secret"), fhir.WithoutSelfLinkCheck())
-	if _, err := c.Search(context.Background(), "Patient", nil); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct{ name, base string }{
+		{"first page", srv.URL + "/away"},
+		{"second page", srv.URL + "/fhir"},
+	} {
+		c, _ := fhir.NewClient(tc.base, fhir.WithBearerToken("secret-token"), fhir.WithoutSelfLinkCheck(), fhir.WithRetryPolicy(fastRetry()))
+		res, err := c.Search(context.Background(), "Patient", nil)
+		if !errors.Is(err, origin.ErrLeftOrigin) || res != nil || !strings.Contains(err.Error(), "a redirect to another origin") {
+			t.Errorf("%s: %v %v; want the redirect refused", tc.name, res, err)
+		}
 	}
-	if sameAuth.Load() != "Bearer secret" {
+	if otherHits.Load() != 0 {
+		t.Errorf("the other origin was asked %d times", otherHits.Load())
+	}
+	if sameAuth.Load() != "Bearer secret-token" {
 		t.Errorf("same-origin redirect lost the token: %q", sameAuth.Load())
-	}
-	if gotAuth.Load() != "" {
-		t.Errorf("the token followed a redirect to another origin: %q", gotAuth.Load())
 	}
 }
 

@@ -38,9 +38,11 @@
 //     Store on first use.
 //   - FolderSource(fsys, maxFileSize): the sandbox fhir/ folder: its *.json
 //     files (resources or Bundles) loaded lazily, once, each read through
-//     check.ReadFile (regular files only, capped).
+//     check.ReadFile (regular files only, capped), all of them together
+//     within the total cap of check.CapTotal (256 MiB by default, checked
+//     on their sizes before any is read).
 //   - *Client (NewClient): any FHIR R4 server over REST.
-//   - URLSource(text, token, maxFileSize): the Client for the server a
+//   - URLSource(text, token, maxFileSize, opts...): the Client for the server a
 //     sandbox's fhir/fhir.url names. Package sandbox attaches it when the
 //     folder holds fhir.url (bearer token from ASSAY_FHIR_TOKEN), as it
 //     attaches sftp.URLSource for sftp/sftp.url: reading the environment
@@ -74,6 +76,21 @@
 // place of a searchset (whatever the status) is an OperationOutcomeError; an
 // HTML page or any other body that is not a FHIR JSON searchset, or a status
 // other than 200, an HTTPError.
+//
+// What a search reads is bounded and confined (DESIGN.md section 12 rules 17
+// and 18): the pages of one search together hold at most WithMaxTotalSize
+// bytes (256 MiB by default; past it an error wrapping
+// check.ErrTotalTooLarge that names the cap, however fresh each next link
+// is); a redirect to another origin, of the first request or of any page,
+// is refused (origin.ErrLeftOrigin), not followed without the token: what
+// another origin sends is not this server's evidence; a body over its cap,
+// a redirect loop and such a redirect are final, never retried. Every
+// token the client sends (a token source's too, as it changes) is scrubbed,
+// in every spelling a server may echo it in (as written, JSON- or
+// URL-escaped), from each response's body, status line and headers before
+// anything reads them, and from every error: an OperationOutcome, an HTML
+// error page or a resource that echoes the Authorization header puts
+// "[REDACTED]" into details and evidence, never the token.
 //
 // # The store
 //

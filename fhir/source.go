@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 )
 
 // Source runs FHIR searches. It is the evidence of fhir-resource-state;
@@ -64,6 +65,7 @@ const TokenEnv = "ASSAY_FHIR_TOKEN"
 // package sandbox's to recognise: it attaches URLSource instead, as it
 // does for the other live sources.
 func FolderSource(fsys fs.FS, maxFileSize int64) Source {
+	fsys = check.CapTotal(fsys, 0)
 	return &lazySource{load: func() (Source, error) {
 		s := NewStore()
 		if _, err := s.LoadFS(fsys, maxFileSize); err != nil {
@@ -77,10 +79,11 @@ func FolderSource(fsys fs.FS, maxFileSize int64) Source {
 // sandbox's fhir/fhir.url, names on its first line that is neither blank
 // nor a # comment. token, when not "", is sent as the bearer token, and at
 // most maxFileSize bytes of a response body are read (<= 0:
-// check.DefaultMaxFileSize). Text that names no usable server gives a
+// check.DefaultMaxFileSize); opts configure the client further (the
+// sandbox passes WithMaxTotalSize). Text that names no usable server gives a
 // Source whose every search reports why, so the checks that need it report
 // status error.
-func URLSource(text, token string, maxFileSize int64) Source {
+func URLSource(text, token string, maxFileSize int64, opts ...ClientOption) Source {
 	base := ""
 	for _, line := range strings.Split(text, "\n") {
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
@@ -91,7 +94,7 @@ func URLSource(text, token string, maxFileSize int64) Source {
 	if base == "" {
 		return Unavailable(fmt.Errorf("%s names no server", URLFile))
 	}
-	opts := []ClientOption{WithMaxBodySize(maxFileSize)}
+	opts = append([]ClientOption{WithMaxBodySize(maxFileSize)}, opts...)
 	if token != "" {
 		opts = append(opts, WithBearerToken(token))
 	}

@@ -372,13 +372,18 @@ func (s *Store) LoadJSON(data []byte) (int, error) { return s.load("", data) }
 // LoadFS loads every *.json file of fsys's root folder (not its
 // subfolders), in name order, each read through check.ReadFile with the
 // cap maxFileSize (<= 0: check.DefaultMaxFileSize). The first file that
-// cannot be read or loaded stops it with an error naming the file.
+// cannot be read or loaded stops it with an error naming the file; so does,
+// before any is read, a folder whose files together go past the total cap
+// fsys has (check.CapTotal, check.FitTotal).
 func (s *Store) LoadFS(fsys fs.FS, maxFileSize int64) (int, error) {
 	names, err := fs.Glob(fsys, "*.json")
 	if err != nil {
 		return 0, err
 	}
 	sort.Strings(names)
+	if err := check.FitTotal(fsys, names); err != nil {
+		return 0, err
+	}
 	total := 0
 	for _, name := range names {
 		data, err := check.ReadFile(fsys, name, maxFileSize)

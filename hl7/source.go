@@ -86,7 +86,9 @@ func (s memorySource) Rejects(context.Context) ([]Reject, error) { return nil, n
 // folder (not of its subfolders), in name order, each holding one or more
 // messages (CR, LF or CRLF; MLLP framing and batch wrappers allowed). Files
 // are read through check.ReadFile, at most maxFileSize bytes each (<= 0:
-// check.DefaultMaxFileSize), when a check first asks, and parsed once;
+// check.DefaultMaxFileSize), and at most the total cap of fsys
+// (check.CapTotal; 256 MiB when fsys has none) together, checked on their
+// sizes before any is read, when a check first asks, and parsed once;
 // every check shares the parse.
 //
 // A file that cannot be read (missing, not a regular file, over the cap, a
@@ -96,7 +98,7 @@ func (s memorySource) Rejects(context.Context) ([]Reject, error) { return nil, n
 // in the checks' evidence; its messages are not candidates. A file of only
 // whitespace and framing holds no messages.
 func FolderSource(fsys fs.FS, maxFileSize int64) Source {
-	return &folderSource{fsys: fsys, max: maxFileSize}
+	return &folderSource{fsys: check.CapTotal(fsys, 0), max: maxFileSize}
 }
 
 type folderSource struct {
@@ -128,19 +130,23 @@ func (s *folderSource) load() {
 		s.err = fmt.Errorf("hl7 evidence: %w", err)
 		return
 	}
-	index := 0
+	var names []string
 	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".hl7") || e.IsDir() {
-			continue
+		if name := e.Name(); strings.HasSuffix(name, ".hl7") && !e.IsDir() {
+			names = append(names, name)
 		}
+	}
+	if err := check.FitTotal(s.fsys, names); err != nil {
+		s.err = fmt.Errorf("hl7 evidence: %w", err)
+		return
+	}
+	for index, name := range names {
 		data, err := check.ReadFile(s.fsys, name, s.max)
 		if err != nil {
 			s.msgs, s.rejects, s.err = nil, nil, fmt.Errorf("hl7 evidence: %w", err)
 			return
 		}
 		i := index
-		index++
 		if onlyFraming(data) {
 			continue
 		}

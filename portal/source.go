@@ -172,7 +172,7 @@ func columnText(v gjson.Result) (string, bool) {
 // cap or not JSON makes every check that reads it report status error.
 func FolderSource(fsys fs.FS, maxFileSize int64) Source {
 	return &folderSource{load: sync.OnceValues(func() (*State, error) {
-		data, err := check.ReadFile(fsys, "state.json", maxFileSize)
+		data, err := check.ReadFile(check.CapTotal(fsys, 0), "state.json", maxFileSize)
 		if err != nil {
 			return nil, fmt.Errorf("portal state: %w", err)
 		}

@@ -24,7 +24,13 @@
 // embed.FS, a tarball unpacked in memory, an object store). Every evidence
 // file is read through check.ReadFile: a regular file of at most
 // Options.MaxFileSize bytes (64 MiB by default), and on disk a symbolic link
-// is followed only while it stays inside the snapshot. Files are read when a
+// is followed only while it stays inside the snapshot. Each evidence folder
+// is one source with a total of its own (check.CapTotal): its files
+// together, each name counted once however many checks read it, at most
+// Options.MaxTotalSize bytes (256 MiB by default); a live server named by
+// fhir.url or sftp.url gets the same total (over one search's pages, or the
+// files read from the endpoint). Past it the checks that need the folder
+// are errors that name the cap. Files are read when a
 // check first needs them, once. Close the Env when done: a live source holds
 // its connection until then.
 //

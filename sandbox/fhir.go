@@ -23,7 +23,7 @@ func loadFHIR(f folder, env *assert.Env, opts Options) {
 	data, err := check.ReadFile(f.fsys, fhir.URLFile, maxURLFile)
 	switch {
 	case err == nil:
-		fhir.Attach(env, fhir.URLSource(string(data), os.Getenv(fhir.TokenEnv), opts.MaxFileSize))
+		fhir.Attach(env, fhir.URLSource(string(data), os.Getenv(fhir.TokenEnv), opts.MaxFileSize, fhir.WithMaxTotalSize(opts.MaxTotalSize)))
 	case !errors.Is(err, fs.ErrNotExist):
 		fhir.Attach(env, fhir.Unavailable(fmt.Errorf("fhir/%s: %w", fhir.URLFile, err)))
 	default:

@@ -25,6 +25,12 @@ type Options struct {
 	// check.DefaultMaxFileSize, 64 MiB). A larger file is an error for the
 	// checks that need it.
 	MaxFileSize int64
+	// MaxTotalSize caps what one evidence folder's source reads in all,
+	// summed over its files, each file name counted once however many
+	// checks read it (<= 0: check.DefaultMaxTotalSize, 256 MiB); a live
+	// FHIR server's search is capped likewise over its pages. Past it the
+	// checks that need the source are errors that name the cap.
+	MaxTotalSize int64
 }
 
 // folder is one subfolder of a snapshot, as a loader sees it.
@@ -134,6 +140,8 @@ func load(fsys fs.FS, dir string, opts Options) *assert.Env {
 		if f.fsys, err = fs.Sub(fsys, path.Clean(sub)); err != nil {
 			continue
 		}
+		// Each folder is one source, with a total of its own.
+		f.fsys = check.CapTotal(f.fsys, opts.MaxTotalSize)
 		loaders[sub](f, env, opts)
 	}
 	return env

@@ -30,7 +30,7 @@ func loadSFTP(f folder, env *assert.Env, opts Options) {
 	case err == nil:
 		raw := strings.TrimSpace(string(data))
 		// The endpoint's connection lives until the Env is closed.
-		src, closer := sftp.URLSource(raw, os.Getenv("ASSAY_SFTP_KEY"), os.Getenv("ASSAY_SFTP_KNOWN_HOSTS"), opts.MaxFileSize)
+		src, closer := sftp.URLSource(raw, os.Getenv("ASSAY_SFTP_KEY"), os.Getenv("ASSAY_SFTP_KNOWN_HOSTS"), opts.MaxFileSize, opts.MaxTotalSize)
 		sftp.Attach(env, src)
 		env.OnClose(closer)
 		return
@@ -40,7 +40,7 @@ func loadSFTP(f folder, env *assert.Env, opts Options) {
 	}
 	fsys := f.fsys
 	if f.dir != "" {
-		fsys = check.DirFS(f.dir)
+		fsys = check.CapTotal(check.DirFS(f.dir), opts.MaxTotalSize)
 	}
 	sftp.Attach(env, sftp.FolderSource(fsys, opts.MaxFileSize))
 }

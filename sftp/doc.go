@@ -99,6 +99,23 @@
 //     (Config.MaxFileSize or FolderSource's maxFileSize, 64 MiB by
 //     default) is then not a candidate ("N bytes, over the cap; not
 //     read"); without parse_json the cap does not apply.
+//   - Total cap. What one source reads of all its files together is capped
+//     too (Config.MaxTotalSize for an Endpoint, check.CapTotal on a
+//     FolderSource's file system: 256 MiB by default), each path counted
+//     once however many checks read it; two names of one file (a hard
+//     link) count twice, as each is read. A file that would take the
+//     source past it makes the check status error, naming the cap: unlike
+//     a file over the size cap, leaving it out would judge a tree the
+//     check has not seen whole.
+//   - Listings. An Endpoint lists folders over an SFTP channel of its own
+//     (a second session on the connection), one READDIR answer at a time,
+//     and stops at the walk's limits (Limits.MaxEntries, 500,000 entries,
+//     and Limits.MaxNameBytes, 64 MiB of names; every page counts as one
+//     entry at least, so endless empty pages end too), rather than
+//     reading a folder to its end first as pkg/sftp's ReadDir does. A
+//     server that opens no second session cannot be listed: the checks
+//     that walk report status error saying so. Its answers are capped at
+//     256 KiB a packet, as pkg/sftp caps its own.
 //   - A matched file that cannot be read for lack of permission, or that
 //     vanished or changed type since the listing, is not a candidate. Any
 //     other failure to read the tree (a lost connection, a timeout, a tree

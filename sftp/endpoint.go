@@ -59,6 +59,11 @@ type Config struct {
 	// MaxFileSize caps what is read of one file (<= 0:
 	// check.DefaultMaxFileSize).
 	MaxFileSize int64
+	// MaxTotalSize caps what is read of all files together until Refresh
+	// (<= 0: check.DefaultMaxTotalSize); each file counts once however
+	// many checks read it, and a read past the cap is an error wrapping
+	// check.ErrTotalTooLarge.
+	MaxTotalSize int64
 	// Limits bound walks of the tree.
 	Limits Limits
 }
@@ -192,12 +197,15 @@ type Endpoint struct {
 	host hostKeys
 	url  string
 
-	mu     sync.Mutex
-	conn   *ssh.Client
-	client *sftp.Client
-	root   string // canonical remote root
-	err    error  // sticky connection error
-	closed bool
+	listMu  sync.Mutex // held while the listing channel is opened
+	mu      sync.Mutex
+	conn    *ssh.Client
+	client  *sftp.Client
+	lister  *dirLister // listings, page by page; opened on first use
+	root    string     // canonical remote root
+	err     error      // sticky connection error
+	listErr error      // sticky failure to open the listing channel
+	closed  bool
 
 	treeMu sync.Mutex
 	tree   *tree
@@ -238,8 +246,7 @@ func Open(cfg Config) (*Endpoint, error) {
 		return nil, err
 	}
 	e.host = hk
-	e.tree = newTree(&endpointBackend{e}, cfg.Limits)
-	e.tree.max = cfg.MaxFileSize
+	e.tree = e.newTree()
 	return e, nil
 }
 
@@ -264,6 +271,9 @@ func (e *Endpoint) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
+	if e.lister != nil {
+		e.lister.Close()
+	}
 	if e.client != nil {
 		e.client.Close()
 	}
@@ -277,9 +287,17 @@ func (e *Endpoint) Close() error {
 // over the same connection.
 func (e *Endpoint) Refresh() {
 	e.treeMu.Lock()
-	e.tree = newTree(&endpointBackend{e}, e.cfg.Limits)
-	e.tree.max = e.cfg.MaxFileSize
+	e.tree = e.newTree()
 	e.treeMu.Unlock()
+}
+
+// newTree is the tree of one evaluation: its listings, its reads and their
+// total.
+func (e *Endpoint) newTree() *tree {
+	t := newTree(&endpointBackend{e}, e.cfg.Limits)
+	t.max = e.cfg.MaxFileSize
+	t.budget = check.NewBudget(e.cfg.MaxTotalSize)
+	return t
 }
 
 func (e *Endpoint) current() *tree {
@@ -511,8 +529,74 @@ func (b *endpointBackend) full(name string) string {
 	return path.Join(root, name)
 }
 
-func (b *endpointBackend) readDir(ctx context.Context, dir string) ([]fs.FileInfo, error) {
-	return call(ctx, b.e, func(c *sftp.Client) ([]fs.FileInfo, error) { return c.ReadDirContext(ctx, b.full(dir)) })
+func (b *endpointBackend) readDir(ctx context.Context, dir string, take func([]fs.FileInfo, int) error) ([]fs.FileInfo, error) {
+	l, err := b.e.listings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return l.list(ctx, b.full(dir), take)
+}
+
+// listings returns the channel listings go over, opening it on first use
+// on the endpoint's connection, within RequestTimeout. Failing to open it
+// is kept, as a failure to connect is, unless ctx ended.
+func (e *Endpoint) listings(ctx context.Context) (*dirLister, error) {
+	if _, err := e.connect(ctx); err != nil {
+		return nil, err
+	}
+	e.listMu.Lock()
+	defer e.listMu.Unlock()
+	e.mu.Lock()
+	l, err, conn := e.lister, e.listErr, e.conn
+	if e.closed {
+		err = fmt.Errorf("%s: the endpoint is closed", e.url)
+	}
+	e.mu.Unlock()
+	if l != nil || err != nil {
+		return l, err
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		l, err := openLister(conn, e.cfg.RequestTimeout)
+		ch <- opened{l, err}
+	}()
+	timer := time.NewTimer(e.cfg.RequestTimeout)
+	defer timer.Stop()
+	var r opened
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		go closeLate(ch)
+		return nil, ctx.Err()
+	case <-timer.C:
+		go closeLate(ch)
+		r.err = fmt.Errorf("the server did not answer within %s (opening a channel for listings)", e.cfg.RequestTimeout)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch {
+	case r.err != nil:
+		e.listErr = fmt.Errorf("%s: %w", e.url, r.err)
+		return nil, e.listErr
+	case e.closed:
+		r.l.Close()
+		return nil, fmt.Errorf("%s: the endpoint is closed", e.url)
+	}
+	e.lister = r.l
+	return r.l, nil
+}
+
+// opened is the outcome of opening a listing channel.
+type opened struct {
+	l   *dirLister
+	err error
+}
+
+// closeLate closes a listing channel that opened after its caller gave up.
+func closeLate(ch <-chan opened) {
+	if r := <-ch; r.l != nil {
+		r.l.Close()
+	}
 }
 
 func (b *endpointBackend) lstat(ctx context.Context, name string) (fs.FileInfo, error) {
@@ -601,10 +685,11 @@ func Unavailable(err error) Source { return brokenSource{err} }
 // ParseURL, then the private key in keyFile ("" tries ~/.ssh/id_ed25519,
 // id_ecdsa and id_rsa, and the SSH agent at SSH_AUTH_SOCK) and the host
 // keys in knownHostsFile ("" means ~/.ssh/known_hosts). Nothing connects
-// until a check asks. A URL or key that cannot be used makes every method
-// report the problem, so the checks that need the tree report status
-// error. The caller closes the returned io.Closer when done.
-func URLSource(rawURL, keyFile, knownHostsFile string, maxFileSize int64) (Source, io.Closer) {
+// until a check asks. maxFileSize and maxTotalSize are Config's
+// MaxFileSize and MaxTotalSize. A URL or key that cannot be used makes
+// every method report the problem, so the checks that need the tree report
+// status error. The caller closes the returned io.Closer when done.
+func URLSource(rawURL, keyFile, knownHostsFile string, maxFileSize, maxTotalSize int64) (Source, io.Closer) {
 	cfg, err := ParseURL(rawURL)
 	if err != nil {
 		return Unavailable(err), noClose{}
@@ -612,7 +697,7 @@ func URLSource(rawURL, keyFile, knownHostsFile string, maxFileSize int64) (Sourc
 	if knownHostsFile != "" {
 		cfg.KnownHostsFiles = []string{knownHostsFile}
 	}
-	cfg.MaxFileSize = maxFileSize
+	cfg.MaxFileSize, cfg.MaxTotalSize = maxFileSize, maxTotalSize
 	if keyFile != "" {
 		auth, err := KeyFileAuth(keyFile, nil)
 		if err != nil {

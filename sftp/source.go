@@ -85,14 +85,15 @@ func Attach(env *assert.Env, src Source) { assert.Attach[Source](env, src) }
 // folder is then listed once and the listing shared by every check.
 // maxFileSize caps what is read of one file (<= 0: check.DefaultMaxFileSize);
 // a check passes its own cap to ReadFile, and this one applies when that
-// is <= 0.
+// is <= 0. What is read of all files together is capped by fsys's total
+// (check.CapTotal; 256 MiB when fsys has none).
 //
 // Symbolic links: when fsys implements fs.ReadLinkFS, a link is followed
 // by reading its target and is a candidate only when that lies inside
 // fsys; otherwise (check.DirFS) fsys's own Stat decides, and a link whose
 // target fsys refuses to reach is reported as leading out of the tree.
 func FolderSource(fsys fs.FS, maxFileSize int64) Source {
-	t := newTree(&folderBackend{fsys: fsys, max: maxFileSize}, Limits{})
+	t := newTree(&folderBackend{fsys: check.CapTotal(fsys, 0), max: maxFileSize}, Limits{})
 	t.max = maxFileSize
 	return t
 }
@@ -111,7 +112,7 @@ func fsName(name string) string {
 	return name
 }
 
-func (f *folderBackend) readDir(ctx context.Context, dir string) ([]fs.FileInfo, error) {
+func (f *folderBackend) readDir(ctx context.Context, dir string, take func([]fs.FileInfo, int) error) ([]fs.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -130,7 +131,7 @@ func (f *folderBackend) readDir(ctx context.Context, dir string) ([]fs.FileInfo,
 		}
 		out = append(out, typedInfo{fi, e.Type()})
 	}
-	return out, nil
+	return out, take(out, len(ents))
 }
 
 // typedInfo keeps the type a folder listing reported for an entry: Info
@@ -250,7 +251,7 @@ func (i memInfo) ModTime() time.Time { return time.Time{} }
 func (i memInfo) IsDir() bool        { return i.dir }
 func (i memInfo) Sys() any           { return nil }
 
-func (m *memoryBackend) readDir(ctx context.Context, dir string) ([]fs.FileInfo, error) {
+func (m *memoryBackend) readDir(ctx context.Context, dir string, take func([]fs.FileInfo, int) error) ([]fs.FileInfo, error) {
 	names, ok := m.dirs[dir]
 	if !ok {
 		if _, isFile := m.files[dir]; isFile {
@@ -264,7 +265,7 @@ func (m *memoryBackend) readDir(ctx context.Context, dir string) ([]fs.FileInfo,
 		data, isFile := m.files[full]
 		out[i] = memInfo{name: n, size: int64(len(data)), dir: !isFile}
 	}
-	return out, nil
+	return out, take(out, len(out))
 }
 
 func (m *memoryBackend) readLink(context.Context, string) (string, error) {

@@ -33,8 +33,13 @@ type Limits struct {
 	// (default 64); a deeper folder is ErrTreeTooLarge.
 	MaxDepth int
 	// MaxEntries is how many entries the whole tree may hold (default
-	// 500,000); more is ErrTreeTooLarge.
+	// 500,000); more is ErrTreeTooLarge. A remote folder is listed page
+	// by page and the listing stops at the limit, so a server that lists
+	// millions of names is not read to its end first.
 	MaxEntries int
+	// MaxNameBytes is how many bytes the names of all the entries may
+	// hold together (default 64 MiB); more is ErrTreeTooLarge.
+	MaxNameBytes int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -47,6 +52,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxEntries <= 0 {
 		l.MaxEntries = 500_000
 	}
+	if l.MaxNameBytes <= 0 {
+		l.MaxNameBytes = 64 << 20
+	}
 	return l
 }
 
@@ -55,8 +63,11 @@ const maxLinkHops = 40
 
 // backend is the primitive access a tree is built on.
 type backend interface {
-	// readDir lists the folder dir: lstat information, names only.
-	readDir(ctx context.Context, dir string) ([]fs.FileInfo, error)
+	// readDir lists the folder dir: lstat information, names only. It
+	// hands what it reads to take, page by page where the backend reads
+	// in pages (received is how many entries the page had, "." and ".."
+	// included), and stops with take's error.
+	readDir(ctx context.Context, dir string, take func(page []fs.FileInfo, received int) error) ([]fs.FileInfo, error)
 	// readLink returns a link's target as written, or errNoReadLink.
 	readLink(ctx context.Context, name string) (string, error)
 	// stat follows links; used only when readLink is not supported.
@@ -88,13 +99,15 @@ var errNoReadLink = errors.New("links cannot be read")
 type tree struct {
 	b      backend
 	limits Limits
-	max    int64 // the file size cap when a reader gives none
+	max    int64         // the file size cap when a reader gives none
+	budget *check.Budget // what all reads may take together; nil: none of the tree's own
 
 	mu      sync.Mutex
 	dirs    map[string]*listing
 	stats   map[string]*statCall
 	walks   map[string][]Entry // dir -> walk result
 	entries atomic.Int64       // entries listed so far
+	names   atomic.Int64       // bytes of the names listed so far
 
 	// reads keeps file contents (up to readCacheBytes in all), so that
 	// checks reading the same file read it once.
@@ -160,12 +173,7 @@ func (t *tree) list(ctx context.Context, dir string) (*listing, error) {
 		l = &listing{done: make(chan struct{})}
 		t.dirs[dir] = l
 		t.mu.Unlock()
-		infos, err := t.b.readDir(ctx, dir)
-		if err == nil {
-			if t.entries.Add(int64(len(infos))) > int64(t.limits.MaxEntries) {
-				err = fmt.Errorf("%w: more than %d entries", ErrTreeTooLarge, t.limits.MaxEntries)
-			}
-		}
+		infos, err := t.b.readDir(ctx, dir, t.take)
 		if err != nil {
 			l.err = fmt.Errorf("%s: listing %s: %w", t.b, display(dir), err)
 		} else {
@@ -195,6 +203,21 @@ func (t *tree) list(ctx context.Context, dir string) (*listing, error) {
 		}
 	}
 	return l, l.err
+}
+
+// take counts a page of a listing against the tree's limits.
+func (t *tree) take(page []fs.FileInfo, received int) error {
+	if t.entries.Add(int64(received)) > int64(t.limits.MaxEntries) {
+		return fmt.Errorf("%w: more than %d entries", ErrTreeTooLarge, t.limits.MaxEntries)
+	}
+	var n int64
+	for _, fi := range page {
+		n += int64(len(fi.Name()))
+	}
+	if t.names.Add(n) > t.limits.MaxNameBytes {
+		return fmt.Errorf("%w: names of more than %d bytes in all", ErrTreeTooLarge, t.limits.MaxNameBytes)
+	}
+	return nil
 }
 
 func display(name string) string {
@@ -554,7 +577,19 @@ func (t *tree) ReadFile(ctx context.Context, name string, limit int64) ([]byte, 
 	if e.IsLink() {
 		target = e.Target
 	}
+	if t.budget != nil {
+		// The listed size is charged before the read, what was read
+		// after it (a file that grew).
+		if err := t.budget.Charge(target, e.Size); err != nil {
+			return nil, totalErr(name, err)
+		}
+	}
 	data, err := t.read(ctx, target, limit, e.Size)
+	if err == nil && t.budget != nil {
+		if err := t.budget.Charge(target, int64(len(data))); err != nil {
+			return nil, totalErr(name, err)
+		}
+	}
 	if err != nil {
 		var fe *check.FileError
 		if errors.As(err, &fe) {
@@ -564,6 +599,15 @@ func (t *tree) ReadFile(ctx context.Context, name string, limit int64) ([]byte, 
 		return nil, &check.FileError{Path: name, Err: err}
 	}
 	return data, nil
+}
+
+// totalErr names name in a total-cap refusal.
+func totalErr(name string, err error) error {
+	var fe *check.FileError
+	if errors.As(err, &fe) {
+		fe.Path = name
+	}
+	return err
 }
 
 // read reads a file through the cache: concurrent readers of one file

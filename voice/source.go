@@ -61,7 +61,7 @@ func FolderSource(fsys fs.FS, maxFileSize int64) Source {
 		case errors.Is(jerr, fs.ErrNotExist):
 			name = TextFile
 		}
-		data, err := check.ReadFile(fsys, name, maxFileSize)
+		data, err := check.ReadFile(check.CapTotal(fsys, 0), name, maxFileSize)
 		if err != nil {
 			return nil, fmt.Errorf("transcript: %w", err)
 		}

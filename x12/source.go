@@ -106,14 +106,16 @@ func (m memorySource) Records(ctx context.Context) ([]Record, error) {
 // NAME.request.x12 and NAME.meta.json (a JSON object), in byte order of
 // NAME. Other files are ignored. Every file is read with check.ReadFile:
 // regular files only, at most maxFileSize bytes (<= 0:
-// check.DefaultMaxFileSize). A file that cannot be read, a request or
+// check.DefaultMaxFileSize), all of them together at most the total cap of
+// fsys (check.CapTotal; 256 MiB when fsys has none), checked on their sizes
+// before any is read. A file that cannot be read, a request or
 // metadata file without its response, or a records.json that is not of
 // that shape makes Records return an error, so that the checks that need
 // the evidence report status error. The X12 is parsed once, by the first
 // check that reads a record.
 func FolderSource(fsys fs.FS, maxFileSize int64) Source {
 	return &folderSource{load: sync.OnceValues(func() ([]Record, error) {
-		recs, err := readFolder(fsys, maxFileSize)
+		recs, err := readFolder(check.CapTotal(fsys, 0), maxFileSize)
 		if err != nil {
 			return nil, err
 		}
@@ -155,6 +157,9 @@ func readFile(fsys fs.FS, name string, limit int64) (string, error) {
 func readFolder(fsys fs.FS, limit int64) ([]Record, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
+		return nil, fmt.Errorf("x12 records: %w", err)
+	}
+	if err := check.FitTotal(fsys, evidenceFiles(entries)); err != nil {
 		return nil, fmt.Errorf("x12 records: %w", err)
 	}
 	var recs []Record
@@ -235,6 +240,24 @@ func readFolder(fsys fs.FS, limit int64) ([]Record, error) {
 		recs = append(recs, rec)
 	}
 	return recs, nil
+}
+
+// evidenceFiles names the entries of the folder that readFolder reads.
+func evidenceFiles(entries []fs.DirEntry) []string {
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() {
+			continue
+		}
+		for _, suf := range []string{recordsFile, requestSuffix, responseSuffix, metaSuffix} {
+			if base, ok := strings.CutSuffix(name, suf); ok && (base != "") == (suf != recordsFile) {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func decodeJSON(data []byte) (any, error) {

@@ -96,7 +96,7 @@ func TestRetryAndErrors(t *testing.T) {
 	}
 	_, err = newClient("/echo").Complete(ctx, chat.Request{})
 	var ce *chat.Error
-	if !errors.As(err, &ce) || ce.Status != 400 || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "[redacted]") {
+	if !errors.As(err, &ce) || ce.Status != 400 || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "[REDACTED]") {
 		t.Errorf("echoed key: %v", err)
 	}
 	if _, err = newClient("/junk").Complete(ctx, chat.Request{}); err == nil || !strings.Contains(err.Error(), "not a chat completion") {

@@ -2,16 +2,24 @@
 // ports made explicit) and keeps an HTTP client's credentials to one
 // origin across redirects (DESIGN.md section 10, section 12 rule 12): net/http
 // alone compares host names only, so it would send a key to another port of
-// the same host or over plain http.
+// the same host or over plain http. Confine, for clients that read
+// evidence, refuses a redirect to another origin outright (rule 18); both
+// stop a redirect loop as a final error, never retried (rule 17).
+//
+// Secret scrubs a client's credentials, in every spelling a server may
+// echo them in, from whatever the client reports (rule 18): the criteria
+// API client, the FHIR client and the Chat Completions client share it.
 package origin
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
+
+	"github.com/assaykit/assay/internal/retry"
 )
 
 // Origin is a URL's scheme, host and port: https://api.example.com and
@@ -49,23 +57,58 @@ func (o Origin) String() string { return o.Scheme + "://" + net.JoinHostPort(o.H
 // net/http's default does.
 const MaxRedirects = 10
 
+// ErrRedirectLoop is wrapped (through retry.Final) by the error of a
+// request whose redirects come back to a URL already visited, or go on past
+// MaxRedirects: no retry heals it, so clients never send it again.
+var ErrRedirectLoop = errors.New("a redirect loop")
+
+// ErrLeftOrigin is wrapped (through retry.Final) by the error of a request
+// that Confine stopped: a redirect to another origin.
+var ErrLeftOrigin = errors.New("a redirect to another origin")
+
 // Guard returns a copy of hc whose requests carry "Authorization: Bearer
 // key" only to home: a redirect to another scheme, host or port is followed
-// without it, and one back to home gets it again. hc's own CheckRedirect,
-// if any, still decides whether to follow. An empty key sends no header.
+// without it, and one back to home gets it again. A redirect back to a URL
+// already visited, or past MaxRedirects, is a final error (ErrRedirectLoop).
+// hc's own CheckRedirect, if any, still decides whether to follow. An empty
+// key sends no header.
 func Guard(hc *http.Client, home Origin, key string) *http.Client {
+	return guard(hc, home, key, false)
+}
+
+// Confine is for clients that read evidence: a redirect to another origin
+// is not followed at all but is a final error (ErrLeftOrigin), since what
+// another origin says is not the evidence asked for (DESIGN.md section 12
+// rule 18); a redirect within home keeps the headers net/http copies to
+// the same host, Authorization included. Redirect loops stop as Guard
+// stops them.
+func Confine(hc *http.Client, home Origin) *http.Client {
+	return guard(hc, home, "", true)
+}
+
+func guard(hc *http.Client, home Origin, key string, confine bool) *http.Client {
 	if hc == nil {
 		hc = &http.Client{}
 	}
 	guarded := *hc
 	next := hc.CheckRedirect
 	guarded.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		Authorize(req, home, key)
+		if confine && Of(req.URL) != home {
+			return retry.Final(fmt.Errorf("%w: %s is not on %s", ErrLeftOrigin, Of(req.URL), home))
+		}
+		if !confine {
+			Authorize(req, home, key)
+		}
 		if next != nil {
 			return next(req, via)
 		}
+		for _, v := range via {
+			if v.URL.String() == req.URL.String() {
+				return retry.Final(fmt.Errorf("%w: back to a URL already visited", ErrRedirectLoop))
+			}
+		}
 		if len(via) >= MaxRedirects {
-			return errors.New("stopped after 10 redirects")
+			return retry.Final(fmt.Errorf("%w: stopped after %d redirects", ErrRedirectLoop, MaxRedirects))
 		}
 		return nil
 	}
@@ -82,16 +125,8 @@ func Authorize(req *http.Request, home Origin, key string) {
 	req.Header.Del("Authorization")
 }
 
-// Redact replaces every occurrence of each secret in s with "[redacted]",
-// longest secrets first (so one that holds another is not left half
-// written). Empty secrets are ignored.
+// Redact replaces every form of each secret in s (as Secret has them) with
+// "[REDACTED]". Secrets shorter than MinRedactLen are left.
 func Redact(s string, secrets ...string) string {
-	secrets = slices.Clone(secrets)
-	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
-	for _, k := range secrets {
-		if k != "" {
-			s = strings.ReplaceAll(s, k, "[redacted]")
-		}
-	}
-	return s
+	return NewSecret(secrets...).Redact(s)
 }

@@ -94,16 +94,43 @@ func (p RetryPolicy) WithDefaults() RetryPolicy {
 	return p
 }
 
+// Final marks err as a failure that no retry heals: a response body over
+// its cap (the server sends the same body again), a redirect loop, a
+// redirect to another origin. Clients return such an error at once,
+// whatever a CheckRetry would say (DESIGN.md section 12 rule 17). The text
+// and the chain of err are kept.
+func Final(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &finalError{err}
+}
+
+// IsFinal reports whether err, or an error it wraps, was marked by Final.
+func IsFinal(err error) bool {
+	var f *finalError
+	return errors.As(err, &f)
+}
+
+type finalError struct{ err error }
+
+func (e *finalError) Error() string { return e.err.Error() }
+func (e *finalError) Unwrap() error { return e.err }
+
 // DefaultCheckRetry retries a 408 (Request Timeout), a 429 (Too Many Requests), any 5xx status except
 // 501 (Not Implemented, which no retry fixes), and an attempt that got no
 // response (a refused or reset connection, an attempt timeout), except when
-// the failure cannot heal: a TLS certificate the client does not trust. It
-// never retries once ctx has ended, and then returns ctx's error.
+// the failure cannot heal: a TLS certificate the client does not trust, an
+// error marked Final. It never retries once ctx has ended, and then returns
+// ctx's error.
 func DefaultCheckRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return false, ctxErr
 	}
 	if err != nil {
+		if IsFinal(err) {
+			return false, nil
+		}
 		var unknownAuthority x509.UnknownAuthorityError
 		var invalidCert x509.CertificateInvalidError
 		var hostname x509.HostnameError

@@ -43,6 +43,7 @@ func TestDefaultCheckRetry(t *testing.T) {
 		{"an untrusted certificate cannot heal", context.Background(), nil, fmt.Errorf("get: %w", x509.UnknownAuthorityError{}), false, nil},
 		{"a wrong host name cannot heal", context.Background(), nil, x509.HostnameError{Host: "x"}, false, nil},
 		{"neither response nor error", context.Background(), nil, nil, false, nil},
+		{"a final error is never retried", context.Background(), nil, fmt.Errorf("get: %w", retry.Final(errors.New("body over the cap"))), false, nil},
 		{"ctx ended", ended, resp(503), nil, false, context.Canceled},
 	}
 	for _, tt := range tests {
@@ -158,5 +159,16 @@ func TestSleepAndCapWait(t *testing.T) {
 		if got := retry.CapWait(tt.wait, time.Minute); got != tt.want {
 			t.Errorf("CapWait(%s) = %s", tt.wait, got)
 		}
+	}
+}
+
+func TestFinal(t *testing.T) {
+	cause := errors.New("the response is over the 10-byte cap")
+	err := retry.Final(cause)
+	if err.Error() != cause.Error() || !errors.Is(err, cause) || !retry.IsFinal(fmt.Errorf("x: %w", err)) {
+		t.Errorf("Final: %v", err)
+	}
+	if retry.IsFinal(cause) || retry.IsFinal(nil) || retry.Final(nil) != nil {
+		t.Error("an unmarked error is final")
 	}
 }

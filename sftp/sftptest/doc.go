@@ -17,9 +17,12 @@
 // check how often a tree was listed.
 //
 // The server bounds what it holds: at most MaxConns connections at once
-// (more are closed at once), an idle timeout per connection, and it keeps
-// accepting after a temporary accept error such as running out of file
-// descriptors (EMFILE). Writes are served too (upload, mkdir, rename,
+// (more wait, queued in the kernel's backlog, until one closes: none is
+// refused), a connection that has not completed its SSH handshake within
+// HandshakeTimeout (10 s) is closed, so that silent connections cannot
+// hold the cap, an idle timeout per connection, and it keeps accepting
+// after a temporary accept error such as running out of file descriptors
+// (EMFILE) (DESIGN.md section 11, section 12 rule 20). Writes are served too (upload, mkdir, rename,
 // remove, symlink), so an agent under test can upload into it. It is not
 // hardened for the open Internet: it listens on loopback only.
 package sftptest

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/assaykit/assay/internal/netlimit"
 	"github.com/assaykit/assay/internal/sshsftp"
 	assaysftp "github.com/assaykit/assay/sftp"
 	"github.com/pkg/sftp"
@@ -39,11 +40,16 @@ type Options struct {
 	Password string
 	// AuthorizedKeys are the client keys accepted beside ClientKey.
 	AuthorizedKeys []ssh.PublicKey
-	// MaxConns caps concurrent connections (default 16).
+	// MaxConns caps concurrent connections (default 16). At the cap new
+	// connections wait, queued, until one closes; none is refused.
 	MaxConns int
 	// IdleTimeout closes a connection with no traffic for that long
 	// (default 1 minute).
 	IdleTimeout time.Duration
+	// HandshakeTimeout closes a connection that has not completed its SSH
+	// handshake (authentication included) within that long (default 10
+	// s), so that silent connections cannot hold the cap.
+	HandshakeTimeout time.Duration
 	// Wrap, when set, wraps every accepted connection (tests inject
 	// latency with it).
 	Wrap func(net.Conn) net.Conn
@@ -68,7 +74,6 @@ type Server struct {
 	conns  map[net.Conn]struct{}
 	closed bool
 	wg     sync.WaitGroup
-	sem    chan struct{}
 }
 
 // NewServer starts a server on 127.0.0.1 on a free port.
@@ -82,7 +87,10 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = time.Minute
 	}
-	s := &Server{opts: opts, conns: map[net.Conn]struct{}{}, sem: make(chan struct{}, opts.MaxConns)}
+	if opts.HandshakeTimeout <= 0 {
+		opts.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	s := &Server{opts: opts, conns: map[net.Conn]struct{}{}}
 	_, clientPriv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, err
@@ -152,6 +160,7 @@ func NewServer(opts Options) (*Server, error) {
 		}
 		return nil, fmt.Errorf("sftptest: %w", err)
 	}
+	s.ln = netlimit.New(s.ln, opts.MaxConns)
 	s.wg.Add(1)
 	go s.serve()
 	return s, nil
@@ -328,24 +337,15 @@ func (s *Server) Close() error {
 
 func (s *Server) serve() {
 	defer s.wg.Done()
-	backoff := 5 * time.Millisecond
 	for {
+		// At the cap Accept waits for a connection to close; it retries
+		// temporary failures such as running out of file descriptors.
 		c, err := s.ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
-			// Out of file descriptors (EMFILE) and other temporary
-			// failures: wait and keep serving.
-			time.Sleep(backoff)
-			backoff = min(backoff*2, time.Second)
-			continue
-		}
-		backoff = 5 * time.Millisecond
-		select {
-		case s.sem <- struct{}{}:
-		default:
-			c.Close() // over the connection cap
+			time.Sleep(5 * time.Millisecond)
 			continue
 		}
 		if s.opts.Wrap != nil {
@@ -355,8 +355,7 @@ func (s *Server) serve() {
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
-			c.Close()
-			<-s.sem
+			ic.Close()
 			return
 		}
 		s.conns[ic] = struct{}{}
@@ -364,7 +363,6 @@ func (s *Server) serve() {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			defer func() { <-s.sem }()
 			s.handle(ic)
 			s.mu.Lock()
 			delete(s.conns, ic)
@@ -374,9 +372,20 @@ func (s *Server) serve() {
 	}
 }
 
+// DefaultHandshakeTimeout is how long a connection may take to complete
+// its SSH handshake unless Options say otherwise (DESIGN.md section 12
+// rule 20).
+const DefaultHandshakeTimeout = 10 * time.Second
+
 func (s *Server) handle(c net.Conn) {
+	// The idle timeout moves with every byte; the handshake's deadline
+	// does not, so a client that trickles bytes is closed too.
+	timer := time.AfterFunc(s.opts.HandshakeTimeout, func() { c.Close() })
 	sc, chans, reqs, err := ssh.NewServerConn(c, s.cfg)
-	if err != nil {
+	if !timer.Stop() || err != nil {
+		if sc != nil {
+			sc.Close()
+		}
 		return
 	}
 	defer sc.Close()

@@ -3,6 +3,7 @@ package sftptest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -58,8 +59,8 @@ func TestFolderConfined(t *testing.T) {
 	}
 }
 
-// TestConnectionCap: connections over MaxConns are closed at once; the
-// server keeps serving the others.
+// TestConnectionCap: a connection over MaxConns waits until one closes,
+// then is served; it is not refused (DESIGN.md section 12 rule 20).
 func TestConnectionCap(t *testing.T) {
 	srv, err := sftptest.NewServer(sftptest.Options{MaxConns: 1, Files: map[string][]byte{"a": nil}})
 	if err != nil {
@@ -70,19 +71,103 @@ func TestConnectionCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dial(t, srv); err == nil {
-		t.Fatal("a second connection over the cap of 1 was served")
+	second := make(chan error, 1)
+	go func() {
+		ep2, err := dial(t, srv)
+		if err == nil {
+			_, err = ep2.Stat(context.Background(), "a")
+			ep2.Close()
+		}
+		second <- err
+	}()
+	select {
+	case err := <-second:
+		t.Fatalf("a second connection over the cap of 1 was answered at once: %v", err)
+	case <-time.After(200 * time.Millisecond):
 	}
 	if _, err := ep.Stat(context.Background(), "a"); err != nil {
 		t.Fatalf("the first connection broke: %v", err)
 	}
 	ep.Close()
-	time.Sleep(100 * time.Millisecond)
-	ep, err = dial(t, srv)
-	if err != nil {
-		t.Fatalf("after the first closed: %v", err)
+	if err := <-second; err != nil {
+		t.Fatalf("the queued connection, once the first closed: %v", err)
 	}
-	ep.Close()
+}
+
+// Silent connections (TCP, no handshake) at the cap do not lock clients
+// out: each is closed at the handshake deadline, and a real client queued
+// behind them is served.
+func TestSilentConnections(t *testing.T) {
+	srv, err := sftptest.NewServer(sftptest.Options{MaxConns: 4, HandshakeTimeout: 300 * time.Millisecond, Files: map[string][]byte{"a": nil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for range 16 {
+		c, err := net.Dial("tcp", srv.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	start := time.Now()
+	ep, err := dial(t, srv)
+	if err != nil {
+		t.Fatalf("locked out by silent connections: %v", err)
+	}
+	defer ep.Close()
+	if _, err := ep.Stat(context.Background(), "a"); err != nil {
+		t.Fatal(err)
+	}
+	// Four rounds of silent connections at most, each closed at 300 ms.
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("served after %s", d)
+	}
+}
+
+// 50 clients uploading at once through a cap of 4 are all served, in turn.
+func TestConcurrentUploaders(t *testing.T) {
+	srv, err := sftptest.NewServer(sftptest.Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	errs := make(chan error, 50)
+	for i := range 50 {
+		go func() {
+			errs <- func() error {
+				conn, err := ssh.Dial("tcp", srv.Addr(), &ssh.ClientConfig{User: srv.User(), Timeout: 10 * time.Second,
+					Auth: []ssh.AuthMethod{ssh.PublicKeys(srv.ClientKey())}, HostKeyCallback: ssh.FixedHostKey(srv.HostKeys()[0])})
+				if err != nil {
+					return err
+				}
+				defer conn.Close()
+				c, err := pkgsftp.NewClient(conn)
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				f, err := c.Create(fmt.Sprintf("/up-%02d.json", i))
+				if err != nil {
+					return err
+				}
+				if _, err := f.Write([]byte(`{}`)); err != nil {
+					return err
+				}
+				return f.Close()
+			}()
+		}()
+	}
+	failed := 0
+	for range 50 {
+		if err := <-errs; err != nil {
+			failed++
+			t.Log(err)
+		}
+	}
+	if failed > 0 {
+		t.Fatalf("%d of 50 uploaders failed", failed)
+	}
 }
 
 func TestIdleTimeout(t *testing.T) {
