@@ -201,7 +201,7 @@ func TestKeyNeverShown(t *testing.T) {
 	run := out[0].run
 	data, _ := json.Marshal(out[0].conv)
 	if !strings.Contains(run.Error, "401") || strings.Contains(run.Error, key) || strings.Contains(string(data), key) ||
-		!strings.Contains(run.Error, "[redacted]") {
+		!strings.Contains(run.Error, "[REDACTED]") {
 		t.Errorf("error %q, conversation %s", run.Error, data)
 	}
 }

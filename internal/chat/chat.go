@@ -296,11 +296,13 @@ var errTooLarge = errors.New("answer too large")
 func (c *Client) fail(status int, body []byte, err error) *Error {
 	e := &Error{Host: c.Host(), Status: status}
 	if len(body) > 0 {
-		snippet := string(body)
+		// Redact before cutting: a key that straddles the cut would
+		// otherwise leave its first half behind.
+		snippet := strings.TrimSpace(origin.NewSecret(c.cfg.APIKey).Redact(string(body)))
 		if len(snippet) > 500 {
-			snippet = snippet[:500] + " [...]"
+			snippet = strings.ToValidUTF8(snippet[:500], "") + " [...]"
 		}
-		e.Body = origin.Redact(strings.TrimSpace(snippet), c.cfg.APIKey)
+		e.Body = snippet
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

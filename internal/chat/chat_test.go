@@ -68,6 +68,10 @@ func TestRetryAndErrors(t *testing.T) {
 				return
 			}
 			io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"ok"}}]}`)
+		case "/straddle/chat/completions":
+			// The key sits across the 500th byte of the body.
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, strings.Repeat("x", 485)+r.Header.Get("Authorization"))
 		case "/echo/chat/completions":
 			w.WriteHeader(http.StatusBadRequest)
 			io.WriteString(w, `{"error":"bad key `+r.Header.Get("Authorization")+`"}`)
@@ -98,6 +102,9 @@ func TestRetryAndErrors(t *testing.T) {
 	var ce *chat.Error
 	if !errors.As(err, &ce) || ce.Status != 400 || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "[REDACTED]") {
 		t.Errorf("echoed key: %v", err)
+	}
+	if _, err = newClient("/straddle").Complete(ctx, chat.Request{}); err == nil || strings.Contains(err.Error(), key[:8]) {
+		t.Errorf("a key across the cut of the body: %v", err)
 	}
 	if _, err = newClient("/junk").Complete(ctx, chat.Request{}); err == nil || !strings.Contains(err.Error(), "not a chat completion") {
 		t.Errorf("junk: %v", err)
