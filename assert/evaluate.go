@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -120,11 +121,14 @@ func (cr *CriterionResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Counts tallies criterion results by status.
+// Counts tallies criterion results by status, and the criteria left out.
 type Counts struct {
 	Passed int `json:"passed"`
 	Failed int `json:"failed"`
 	Error  int `json:"error"`
+	// Skipped counts the criteria left out of the result because they are
+	// scoped to another input entity than the one evaluated.
+	Skipped int `json:"skipped"`
 }
 
 // AxisScore is the weighted mean score of the criteria of one axis.
@@ -143,8 +147,11 @@ type TaskResult struct {
 	// Criteria are in the order given (criteria skipped for another input
 	// entity are left out).
 	Criteria []CriterionResult `json:"criteria"`
-	// Counts tallies Criteria by status.
+	// Counts tallies Criteria by status, and the criteria skipped.
 	Counts Counts `json:"counts"`
+	// Entity is the input entity the evaluation was scoped to ("" when
+	// none): the reason for Counts.Skipped. It is not part of the JSON.
+	Entity string `json:"-"`
 }
 
 // Option tunes evaluation.
@@ -177,8 +184,10 @@ func WithConcurrency(n int) Option {
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
 // WithEntity evaluates a rollout of input entity id: criteria whose
-// InputEntityID is empty or id run, the others are skipped and left out of
-// the result. Without it every criterion runs (see ScopeWarning).
+// InputEntityID is empty or id run, the others are skipped: left out of
+// the result and counted in Counts.Skipped. It wins over the entity the Env
+// names (Env.SetEntity, which sandbox.Load sets from run.json). Without
+// either, every criterion runs (see ScopeWarning).
 func WithEntity(id string) Option { return func(o *options) { o.entity = id } }
 
 // WithProgress calls fn after each criterion is checked, with how many are
@@ -252,14 +261,23 @@ func (p *Plan) Criteria() []Criterion { return slices.Clone(p.criteria) }
 //
 // A criterion whose spec has an unknown kind or breaks its schema gets status
 // failed with details that say why; the others still run. When ctx ends
-// first, the criteria not yet checked get status error and Evaluate returns
-// the result along with ctx's error. A check that panics is reported as an
+// first, the criteria not yet checked, and those whose check ended in an
+// error while ctx ended, get status error with details that give ctx's
+// cause (context.WithTimeoutCause words a deadline: "evaluation timed out
+// after 10m0s"), and Evaluate returns the result along with ctx's error. A check that panics is reported as an
 // error result, not propagated. Criterion ids that fall back to "#N" keep N,
 // the position in the list given, also when WithEntity leaves some out.
 func (p *Plan) Evaluate(ctx context.Context, env *Env, opts ...Option) (TaskResult, error) {
 	o := options{concurrency: DefaultConcurrency, now: time.Now}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.entity == "" {
+		id, err := env.Entity()
+		if err != nil {
+			return TaskResult{}, fmt.Errorf("the rollout's input entity: %w", err)
+		}
+		o.entity = id
 	}
 	var run []int // positions of the criteria that run
 	for i, c := range p.criteria {
@@ -281,9 +299,12 @@ func (p *Plan) Evaluate(ctx context.Context, env *Env, opts ...Option) (TaskResu
 	})
 	for k := started; k < len(run); k++ {
 		now := o.now()
-		results[k] = newCriterionResult(run[k], p.criteria[run[k]], Errored(fmt.Errorf("not checked: %w", ctx.Err())), now, now)
+		results[k] = newCriterionResult(run[k], p.criteria[run[k]], Errored(fmt.Errorf("not checked: %w", context.Cause(ctx))), now, now)
 	}
-	return Score(results), ctx.Err()
+	t := Score(results)
+	t.Counts.Skipped = len(p.criteria) - len(run)
+	t.Entity = o.entity
+	return t, ctx.Err()
 }
 
 // Evaluate checks every criterion against env and rolls the results up
@@ -304,11 +325,19 @@ func (p *Plan) run(ctx context.Context, i int, env *Env, now func() time.Time) C
 	var res Result
 	switch {
 	case ctx.Err() != nil:
-		res = Errored(fmt.Errorf("not checked: %w", ctx.Err()))
+		res = Errored(fmt.Errorf("not checked: %w", context.Cause(ctx)))
 	case p.decoded[i] == nil:
 		res = p.failures[i]
 	default:
 		res = Run(ctx, p.decoded[i], env)
+		if res.Status == StatusError && ctx.Err() != nil {
+			// The check was cut short: say why in the words of the
+			// deadline's cause ("evaluation timed out after 10m0s"), not
+			// only as the check saw it ("context deadline exceeded").
+			if cause := context.Cause(ctx); cause != nil && !strings.Contains(res.Details, cause.Error()) {
+				res.Details = Truncate(cause.Error() + ": " + res.Details)
+			}
+		}
 	}
 	return newCriterionResult(i, c, res, start, now())
 }

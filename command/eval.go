@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
@@ -39,6 +40,7 @@ type evalFlags struct {
 	merge, noColor                         bool
 	maxFileSize                            int64
 	format                                 string
+	timeout                                time.Duration
 }
 
 func runEval(ctx context.Context, c *cli, args []string) int {
@@ -55,6 +57,7 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 	fs.Int64Var(&f.maxFileSize, "max-file-size", check.DefaultMaxFileSize, "the most `BYTES` read from one evidence or input file")
 	fs.StringVar(&f.judgeURL, "judge-url", "", "OpenAI-compatible base `URL` for the voice matcher's LLM judge (default $ASSAY_JUDGE_URL)")
 	fs.StringVar(&f.judgeModel, "judge-model", "", "`model` for the LLM judge (default $ASSAY_JUDGE_MODEL)")
+	fs.DurationVar(&f.timeout, "timeout", DefaultEvalTimeout, "bound each evaluation (per run with --runs) to `D`: checks unfinished then report an error, and the report is still printed")
 	rest, ok := parseFlags(fs, c, args)
 	if !ok {
 		return exitUsage
@@ -62,6 +65,9 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 	format, err := report.ParseFormat(f.format)
 	if err != nil {
 		return c.badInput("eval: --format: %v", err)
+	}
+	if f.timeout <= 0 {
+		return c.badInput("eval: --timeout must be a positive duration, not %s", f.timeout)
 	}
 	switch {
 	case f.merge:
@@ -109,9 +115,19 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 	if w := assert.ScopeWarning(criteria, entity); w != "" {
 		fmt.Fprintf(c.stderr, "assay: eval: warning: %s\n", w)
 	}
-	result, err := plan.Evaluate(ctx, env, assert.WithEntity(entity))
-	if err != nil && !errors.Is(err, ctx.Err()) {
+	evalCtx, cancel := withEvalTimeout(ctx, f.timeout)
+	defer cancel()
+	result, err := plan.Evaluate(evalCtx, env, assert.WithEntity(entity))
+	if err != nil && evalCtx.Err() == nil {
 		return c.badInput("eval: %s: %v", f.criteria, err)
+	}
+	if result.Counts.Skipped > 0 {
+		from := "--entity"
+		if f.entity == "" {
+			from = filepath.Join(f.sandbox, "run.json")
+		}
+		fmt.Fprintf(c.stderr, "assay: eval: %d of %d criteria skipped: scoped to another input entity than %q (from %s)\n",
+			result.Counts.Skipped, len(criteria), result.Entity, from)
 	}
 	if err := report.WriteTask(c.stdout, format, result, c.textOptions(f.noColor)); err != nil {
 		return c.badInput("eval: writing output: %v", err)
@@ -120,7 +136,20 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "assay: eval: interrupted: %v\n", ctx.Err())
 		return exitFail
 	}
+	if evalCtx.Err() != nil {
+		fmt.Fprintf(c.stderr, "assay: eval: warning: %v; the checks unfinished then report an error\n", context.Cause(evalCtx))
+	}
 	return exitForVerdict(result.Verdict)
+}
+
+// DefaultEvalTimeout bounds one evaluation of assay eval (per run with
+// --runs) unless --timeout says otherwise.
+const DefaultEvalTimeout = 10 * time.Minute
+
+// withEvalTimeout bounds an evaluation to d; the checks cut short say
+// "evaluation timed out after D".
+func withEvalTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, d, fmt.Errorf("evaluation timed out after %s", d))
 }
 
 func exitForVerdict(v assert.Verdict) int {
@@ -272,7 +301,9 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags) i
 		env, err := c.loadSandbox(filepath.Join(r.dir, "sandbox"), f)
 		var res assert.TaskResult
 		if err == nil {
-			res, _ = r.plan.Evaluate(ctx, env, assert.WithEntity(r.entity))
+			evalCtx, cancel := withEvalTimeout(ctx, f.timeout)
+			res, _ = r.plan.Evaluate(evalCtx, env, assert.WithEntity(r.entity))
+			cancel()
 			env.Close()
 		}
 		mu.Lock()

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 	"github.com/tidwall/gjson"
 )
 
@@ -49,6 +49,7 @@ var yamlValidator func(path string, data []byte) []problem
 
 func runValidate(_ context.Context, c *cli, args []string) int {
 	fs := newFlags("validate", c)
+	maxFileSize := fs.Int64("max-file-size", check.DefaultMaxFileSize, "the most `BYTES` read from one file")
 	files, ok := parseFlags(fs, c, args)
 	if !ok {
 		return exitUsage
@@ -59,7 +60,7 @@ func runValidate(_ context.Context, c *cli, args []string) int {
 	code := exitOK
 	for _, f := range files {
 		valid := true
-		for _, p := range validateFile(f) {
+		for _, p := range validateFile(f, *maxFileSize) {
 			fmt.Fprintln(c.stderr, p)
 			valid = valid && p.warning
 		}
@@ -72,8 +73,11 @@ func runValidate(_ context.Context, c *cli, args []string) int {
 	return code
 }
 
-func validateFile(path string) []problem {
-	data, err := os.ReadFile(path)
+// validateFile reads a file as eval reads its inputs (a regular file, at
+// most limit bytes: a FIFO or device is a problem, never a hang) and
+// reports every problem in it.
+func validateFile(path string, limit int64) []problem {
+	data, err := readInputFile(path, limit)
 	if err != nil {
 		return []problem{{file: path, message: err.Error()}}
 	}

@@ -3,8 +3,11 @@ package command
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -108,5 +111,39 @@ func TestSchemaCriteriaFile(t *testing.T) {
 		if draft == "07" && (!strings.Contains(stdout, "draft-07") || strings.Contains(stdout, "$defs")) {
 			t.Errorf("draft 07 output still speaks 2020-12")
 		}
+	}
+}
+
+// validate reads its files as eval does (issue 25, item 3): a FIFO is a
+// problem reported at once, not a hang; a file over the cap is refused
+// without reading it whole.
+func TestValidateReadsBounded(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "criteria.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	done := make(chan struct{})
+	var stderr string
+	var code int
+	go func() {
+		defer close(done)
+		_, stderr, code = runAssay(t, nil, "validate", fifo)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("validate hangs on a FIFO")
+	}
+	if code != exitUsage || !strings.Contains(stderr, "not a regular file") {
+		t.Errorf("FIFO: code %d, %s", code, stderr)
+	}
+	big := writeFile(t, dir, "big.json", "["+strings.Repeat(" ", 2000)+"]")
+	_, stderr, code = runAssay(t, nil, "validate", "--max-file-size", "1000", big)
+	if code != exitUsage || !strings.Contains(stderr, "1000") {
+		t.Errorf("over the cap: code %d, %s", code, stderr)
+	}
+	if _, stderr, code = runAssay(t, nil, "validate", "--max-file-size", "3000", big); code != exitOK {
+		t.Errorf("under the cap: code %d, %s", code, stderr)
 	}
 }

@@ -108,8 +108,12 @@ func WriteBenchmarkLine(w io.Writer, b assert.BenchmarkResult) error {
 // score and verdict.
 func WriteRunText(w io.Writer, r Run, o Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "== %s  score %.3f  verdict %s  (%d passed, %d failed, %d errors)\n", r.Name, r.Result.Score,
-		verdictText(r.Result.Verdict, o), r.Result.Counts.Passed, r.Result.Counts.Failed, r.Result.Counts.Error)
+	skipped := ""
+	if r.Result.Counts.Skipped > 0 {
+		skipped = fmt.Sprintf(", %d skipped", r.Result.Counts.Skipped)
+	}
+	fmt.Fprintf(&b, "== %s  score %.3f  verdict %s  (%d passed, %d failed, %d errors%s)\n", Escape(r.Name), r.Result.Score,
+		verdictText(r.Result.Verdict, o), r.Result.Counts.Passed, r.Result.Counts.Failed, r.Result.Counts.Error, skipped)
 	for _, cr := range r.Result.Criteria {
 		if cr.Status != assert.StatusPassed {
 			writeCriterion(&b, cr, o, "   ")
@@ -126,7 +130,7 @@ func WriteBenchmarkText(w io.Writer, bm assert.BenchmarkResult, n int, o Options
 	fmt.Fprintf(&b, "\nbenchmark over %d runs: score %.3f  verdict %s\n", n, bm.Score, verdictText(bm.Verdict, o))
 	for _, name := range sortedKeys(bm.Axes) {
 		a := bm.Axes[name]
-		fmt.Fprintf(&b, "  %-20s %.3f  (%d runs)\n", name, a.Score, a.Runs)
+		fmt.Fprintf(&b, "  %-20s %.3f  (%d %s)\n", Escape(name), a.Score, a.Runs, plural(a.Runs, "run", "runs"))
 	}
 	fmt.Fprintf(&b, "verdicts: %d pass, %d partial, %d fail\n", bm.Verdicts.Pass, bm.Verdicts.Partial, bm.Verdicts.Fail)
 	_, err := io.WriteString(w, b.String())

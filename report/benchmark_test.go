@@ -53,7 +53,7 @@ func TestWriteBenchmark(t *testing.T) {
 			"   FAIL  0.333  paid in full  [c2]",
 			"== run-b  score 0.000  verdict fail  (0 passed, 0 failed, 0 errors)\n",
 			"\nbenchmark over 2 runs: score 0.292  verdict partial\n",
-			"  correctness          0.778  (1 runs)\n",
+			"  correctness          0.778  (1 run)\n",
 			"verdicts: 0 pass, 1 partial, 1 fail\n",
 		} {
 			if !strings.Contains(out, want) {

@@ -62,9 +62,9 @@ func WriteSuiteRunText(w io.Writer, name string, run clitask.RunResult, o Option
 	if !run.Passed {
 		st = assert.StatusFailed
 	}
-	fmt.Fprintf(&b, "%s %s\n", mark(st, o), name)
+	fmt.Fprintf(&b, "%s %s\n", mark(st, o), Escape(name))
 	for _, a := range run.Assertions {
-		fmt.Fprintf(&b, "      %-6s %s: %s\n", a.Status, a.Kind, strings.ReplaceAll(a.Details, "\n", "\n             "))
+		fmt.Fprintf(&b, "      %-6s %s: %s\n", a.Status, Escape(a.Kind), Escape(a.Details))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -82,13 +82,13 @@ func WriteSuiteSummaryText(w io.Writer, r *clitask.Report, o Options) error {
 	}
 	fmt.Fprintf(&b, "\n%d passed, %d failed\n", passed, len(r.Runs)-passed)
 	if len(r.NotRun) > 0 {
-		fmt.Fprintf(&b, "\nnot run: %s\n", strings.Join(r.NotRun, ", "))
+		fmt.Fprintf(&b, "\nnot run: %s\n", Escape(strings.Join(r.NotRun, ", ")))
 	}
 	if len(r.PassRates) > 0 {
 		b.WriteString("\npass rates:\n")
 		for _, m := range sortedKeys(r.PassRates) {
 			pr := r.PassRates[m]
-			fmt.Fprintf(&b, "  %-30s %d/%d  %s\n", m, pr.Passed, pr.Total, Percent(pr.Rate))
+			fmt.Fprintf(&b, "  %-30s %d/%d  %s\n", Escape(m), pr.Passed, pr.Total, Percent(pr.Rate))
 		}
 	}
 	if len(r.Thresholds) > 0 {
@@ -101,7 +101,7 @@ func WriteSuiteSummaryText(w io.Writer, r *clitask.Report, o Options) error {
 					state = red + state + reset
 				}
 			}
-			fmt.Fprintf(&b, "  %-30s %s, minimum %s  %s\n", t.Model, Percent(t.Rate), Percent(t.Minimum), state)
+			fmt.Fprintf(&b, "  %-30s %s, minimum %s  %s\n", Escape(t.Model), Percent(t.Rate), Percent(t.Minimum), state)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
