@@ -155,7 +155,6 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-
 func taskSuite(name string, r assert.TaskResult) junitSuite {
 	s := junitSuite{Name: name, Properties: &junitProperties{Property: []junitProperty{
 		{Name: "score", Value: fmt.Sprint(r.Score)},
