@@ -11,9 +11,11 @@ import (
 )
 
 // WriteTask writes one task result (criteria evaluated against one
-// rollout) in format f: Text, JSON or JUnit.
+// rollout) in format f: Text, JSON, JUnit or HTML.
 func WriteTask(w io.Writer, f Format, r assert.TaskResult, o Options) error {
 	switch f {
+	case HTML:
+		return writeTaskHTML(w, r)
 	case JSON:
 		return writeJSON(w, r)
 	case JUnit:
