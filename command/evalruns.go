@@ -411,7 +411,7 @@ func (p *progress) step() {
 	line := fmt.Sprintf("%d/%d %s", p.count, p.total, p.what)
 	if el := now.Sub(p.start).Seconds(); el > 0.5 && p.count > 0 {
 		rate := float64(p.count) / el
-		left := time.Duration(float64(p.total-p.count)/rate*float64(time.Second)).Round(time.Second)
+		left := time.Duration(float64(p.total-p.count) / rate * float64(time.Second)).Round(time.Second)
 		line += fmt.Sprintf("  %.0f/s  %s left", rate, left)
 	}
 	fmt.Fprint(p.w, "\r\x1b[K"+line)

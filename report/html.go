@@ -110,6 +110,7 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13p
 .exp{color:#1f6f43}.act{color:#a12a2a}
 details{background:#fff;border:1px solid #dde1e7;border-radius:8px;margin:6px 0;padding:8px 14px}
 summary{cursor:pointer}
+.kind{white-space:nowrap}
 </style>
 </head>
 <body>
@@ -124,7 +125,7 @@ summary{cursor:pointer}
 <table id="criteria">
 <thead><tr>{{if .Benchmark}}<th data-type="num"><button type="button">Pass rate</button></th><th data-type="num"><button type="button">Mean score</button></th><th data-type="num"><button type="button">Errors</button></th>{{else}}<th data-type="text"><button type="button">Status</button></th><th data-type="num"><button type="button">Score</button></th><th data-type="num"><button type="button">Weight</button></th>{{end}}<th data-type="text"><button type="button">Criterion</button></th><th data-type="text"><button type="button">Kind</button></th><th data-type="text"><button type="button">Axis</button></th></tr></thead>
 <tbody>
-{{range .Criteria}}<tr>{{if $.Benchmark}}<td class="num" data-value="{{raw .Rate}}"><span class="rate"><span style="width:{{width .Rate}}"></span></span>{{pct .Rate}}</td><td class="num" data-value="{{raw .Score}}">{{score .Score}}</td><td class="num" data-value="{{.Errors}}">{{.Errors}}</td>{{else}}<td data-value="{{.Status}}"><span class="st st-{{.Status}}">{{.Status}}</span></td><td class="num" data-value="{{raw .Score}}">{{score .Score}}</td><td class="num" data-value="{{.Weight}}">{{.Weight}}</td>{{end}}<td data-value="{{.Label}}">{{.Label}} <code class="muted">{{.ID}}</code>{{if .FailedRuns}}<div class="muted">not passed in {{range $i, $r := .FailedRuns}}{{if $i}}, {{end}}<code>{{$r}}</code>{{end}}{{if .MoreFailed}} and {{.MoreFailed}} more{{end}}</div>{{end}}</td><td data-value="{{.Kind}}"><code>{{.Kind}}</code></td><td data-value="{{.Axis}}">{{.Axis}}</td></tr>
+{{range .Criteria}}<tr>{{if $.Benchmark}}<td class="num" data-value="{{raw .Rate}}"><span class="rate"><span style="width:{{width .Rate}}"></span></span>{{pct .Rate}}</td><td class="num" data-value="{{raw .Score}}">{{score .Score}}</td><td class="num" data-value="{{.Errors}}">{{.Errors}}</td>{{else}}<td data-value="{{.Status}}"><span class="st st-{{.Status}}">{{.Status}}</span></td><td class="num" data-value="{{raw .Score}}">{{score .Score}}</td><td class="num" data-value="{{.Weight}}">{{.Weight}}</td>{{end}}<td data-value="{{.Label}}">{{.Label}} <code class="muted">{{.ID}}</code>{{if .FailedRuns}}<div class="muted">not passed in {{range $i, $r := .FailedRuns}}{{if $i}}, {{end}}<code>{{$r}}</code>{{end}}{{if .MoreFailed}} and {{.MoreFailed}} more{{end}}</div>{{end}}</td><td data-value="{{.Kind}}"><code class="kind">{{.Kind}}</code></td><td data-value="{{.Axis}}">{{.Axis}}</td></tr>
 {{end}}</tbody>
 </table>
 {{if not .Benchmark}}<h2>Failures</h2>
