@@ -15,7 +15,7 @@ import (
 
 func init() {
 	register("check", subcommand{summary: "evaluate cli-bench tasks against recorded traces",
-		usage: "assay check --suite FILE --trace FILE [--task ID] [--format text|json|junit] [--no-color]", run: runCheck})
+		usage: "assay check --suite FILE --trace FILE [--task ID] [--format text|json|junit] [--evidence] [--no-color]", run: runCheck})
 	extraSchemas["suite"] = func() json.RawMessage { return json.RawMessage(clitask.SuiteSchema) }
 	yamlValidator = validateSuiteYAML
 }
@@ -27,6 +27,7 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 	taskID := fs.String("task", "", "check only the runs of the task with this `ID`")
 	formatName := fs.String("format", "text", "output `format`: text, json or junit")
 	noColor := fs.Bool("no-color", false, "never colour the text output (NO_COLOR does the same)")
+	evidence := fs.Bool("evidence", false, "with --format json, add each assertion's evidence")
 	rest, ok := parseFlags(fs, c, args)
 	if !ok {
 		return exitUsage
@@ -61,6 +62,7 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 	// Text streams each run as it is judged; progress goes to stderr when
 	// it is a terminal.
 	opts := c.textOptions(*noColor)
+	opts.Evidence = *evidence
 	progress := report.IsTerminal(c.stderr)
 	name := report.RunNamer()
 	var streamErr error

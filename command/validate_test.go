@@ -2,6 +2,7 @@ package command
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,10 +104,30 @@ func TestSchemaCriteriaFile(t *testing.T) {
 		if err := s.Validate(doc); err != nil {
 			t.Errorf("draft %s rejects the example: %v", draft, err)
 		}
-		var typo any
-		_ = json.Unmarshal([]byte(`[{"label": "x", "assertion": {"assert": "portal-state-match", "correlate_by": {"resource": "r", "key": "k"}, "assertions": [{"path": "a", "expect": 1}]}}]`), &typo)
-		if s.Validate(typo) == nil {
-			t.Errorf("draft %s accepts a typo", draft)
+		// The schema branches on "assert": a typo is one error at its
+		// key, whatever the kind, not a failed choice among sixteen.
+		for _, tc := range []struct{ doc, at string }{
+			{`[{"label": "x", "assertion": {"assert": "portal-state-match", "correlate_by": {"resource": "r", "key": "k"}, "assertions": [{"path": "a", "expected": 1, "expect": 1}]}}]`, "/0/assertion/assertions/0"},
+			{`{"data": [{"label": "x", "assertion": {"assert": "hl7-structural", "fields": [{"path": 5, "expected": "A"}]}}]}`, "/data/0/assertion/fields/0/path"},
+			{`[{"label": "x", "assertion": {"assert": "hl7-structure"}}]`, "/0/assertion/assert"},
+			{`[{"label": "x", "assertion": {"assert": "exit_code", "exit_code": "zero"}}]`, "/0/assertion/exit_code"},
+		} {
+			var doc any
+			_ = json.Unmarshal([]byte(tc.doc), &doc)
+			err := s.Validate(doc)
+			var ve *jsonschema.ValidationError
+			if !errors.As(err, &ve) {
+				t.Errorf("draft %s accepts %s", draft, tc.doc)
+				continue
+			}
+			leaves := leafErrors(ve)
+			if len(leaves) != 1 || leaves[0].InstanceLocation != tc.at {
+				var at []string
+				for _, l := range leaves {
+					at = append(at, l.InstanceLocation+": "+l.Message)
+				}
+				t.Errorf("draft %s: %s: %d errors %q, want one at %s", draft, tc.doc, len(leaves), at, tc.at)
+			}
 		}
 		if draft == "07" && (!strings.Contains(stdout, "draft-07") || strings.Contains(stdout, "$defs")) {
 			t.Errorf("draft 07 output still speaks 2020-12")
@@ -146,4 +167,16 @@ func TestValidateReadsBounded(t *testing.T) {
 	if _, stderr, code = runAssay(t, nil, "validate", "--max-file-size", "3000", big); code != exitOK {
 		t.Errorf("under the cap: code %d, %s", code, stderr)
 	}
+}
+
+// leafErrors lists the errors of a validation that have no causes.
+func leafErrors(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return []*jsonschema.ValidationError{ve}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range ve.Causes {
+		out = append(out, leafErrors(c)...)
+	}
+	return out
 }

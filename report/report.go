@@ -58,6 +58,9 @@ type Options struct {
 	// Shard ("K/N") is written on every JSON line of a benchmark judged as
 	// shard K of N, its benchmark line included.
 	Shard string
+	// Evidence adds each assertion's evidence to a cli-bench report's JSON
+	// (assay check --evidence).
+	Evidence bool
 }
 
 // ColorFor reports whether text written to w should be coloured: w is a

@@ -18,6 +18,9 @@ import (
 func WriteSuite(w io.Writer, f Format, r *clitask.Report, o Options) error {
 	switch f {
 	case JSON:
+		if o.Evidence {
+			return writeJSON(w, withEvidence(r))
+		}
 		return writeJSON(w, r)
 	case JUnit:
 		return writeJUnit(w, "assay check", suiteSuites(r))
@@ -145,4 +148,31 @@ func suiteSuites(r *clitask.Report) []junitSuite {
 		suites = append(suites, s)
 	}
 	return suites
+}
+
+// withEvidence is a cli-bench report whose assertions carry their evidence
+// (after details), for assay check --evidence.
+func withEvidence(r *clitask.Report) any {
+	type assertion struct {
+		clitask.AssertionResult
+		Evidence any `json:"evidence"`
+	}
+	type run struct {
+		clitask.RunResult
+		Assertions []assertion `json:"assertions"`
+	}
+	runs := make([]run, len(r.Runs))
+	for i, rr := range r.Runs {
+		runs[i].RunResult = rr
+		runs[i].Assertions = make([]assertion, len(rr.Assertions))
+		for j, a := range rr.Assertions {
+			runs[i].Assertions[j] = assertion{a, a.Evidence}
+		}
+	}
+	return struct {
+		Runs       []run                       `json:"runs"`
+		NotRun     []string                    `json:"not_run"`
+		PassRates  map[string]clitask.PassRate `json:"pass_rates"`
+		Thresholds []clitask.ThresholdResult   `json:"thresholds"`
+	}{runs, r.NotRun, r.PassRates, r.Thresholds}
 }
