@@ -205,12 +205,39 @@ func (c *cli) readCriteria(path string, limit int64) ([]assert.Criterion, error)
 
 // parseCriteriaFile parses a criteria file's bytes strictly; errors name
 // the file.
+// A file named .yaml or .yml, or whose content does not begin as JSON
+// does, is read as YAML; a YAML file's problems give line and column.
 func parseCriteriaFile(path string, data []byte) ([]assert.Criterion, error) {
-	criteria, err := assert.ParseCriteria(data)
+	var criteria []assert.Criterion
+	var err error
+	if assert.IsYAMLCriteria(path, data) {
+		criteria, err = assert.ParseCriteriaYAML(data)
+	} else {
+		criteria, err = assert.ParseCriteria(data)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, locatedError(path, err)
 	}
 	return criteria, nil
+}
+
+// locatedError words a criteria file's problems with the file's name, as
+// FILE:LINE:COLUMN: POINTER: MESSAGE where a line is known, else FILE:
+// POINTER: MESSAGE.
+func locatedError(path string, err error) error {
+	var list assert.CriteriaErrors
+	if !errors.As(err, &list) {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	parts := make([]string, len(list))
+	for i, ce := range list {
+		if ce.Line > 0 {
+			parts[i] = path + ":" + ce.Error()
+		} else {
+			parts[i] = path + ": " + ce.Error()
+		}
+	}
+	return fmt.Errorf("%s", strings.Join(parts, "; "))
 }
 
 // readRunEntity reads the input entity a snapshot on disk names in

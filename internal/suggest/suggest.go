@@ -5,10 +5,11 @@ package suggest
 import "strings"
 
 // Nearest returns the name in names closest to word (case-insensitively,
-// by edit distance), or "" when none is within two edits, or within a
-// third of word's length for longer words.
+// by edit distance), or "" when none is within two edits (a third of
+// word's length for longer words) while sharing at least two characters'
+// worth of it: "x" suggests nothing.
 func Nearest(word string, names []string) string {
-	limit := max(2, len(word)/3)
+	limit := min(max(2, len(word)/3), len(word)-2)
 	best, bestDist := "", limit+1
 	lw := strings.ToLower(word)
 	for _, n := range names {
