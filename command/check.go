@@ -15,7 +15,7 @@ import (
 
 func init() {
 	register("check", subcommand{summary: "evaluate cli-bench tasks against recorded traces",
-		usage: "assay check --suite FILE --trace FILE [--task ID] [--format text|json|junit] [--evidence] [--no-color]", run: runCheck})
+		usage: "assay check --suite FILE --trace FILE [--task ID] [--format text|json|junit] [--evidence] [--no-verify] [--no-color]", run: runCheck})
 	extraSchemas["suite"] = func() json.RawMessage { return json.RawMessage(clitask.SuiteSchema) }
 	yamlValidator = validateSuiteYAML
 }
@@ -28,6 +28,7 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 	formatName := fs.String("format", "text", "output `format`: text, json or junit")
 	noColor := fs.Bool("no-color", false, "never colour the text output (NO_COLOR does the same)")
 	evidence := fs.Bool("evidence", false, "with --format json, add each assertion's evidence")
+	noVerify := fs.Bool("no-verify", false, "run none of the suite's verify commands (each is reported as not run, status error)")
 	rest, ok := parseFlags(fs, c, args)
 	if !ok {
 		return exitUsage
@@ -77,7 +78,12 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 			}
 		}
 	}
-	result, err := suite.Check(ctx, runs, clitask.CheckOptions{TaskID: *taskID, OnRun: onRun})
+	if n := verifyCount(suite, runs, *taskID); n > 0 && !*noVerify {
+		// verify runs a suite author's commands here: say so first.
+		fmt.Fprintf(c.stderr, "assay: check: note: %d verify %s of %s will run on this machine (sh -c in each run's workdir); --no-verify skips them\n",
+			n, pluralWord(n, "command", "commands"), *suitePath)
+	}
+	result, err := suite.Check(ctx, runs, clitask.CheckOptions{TaskID: *taskID, OnRun: onRun, NoVerify: *noVerify})
 	if err != nil {
 		var re *clitask.RunError
 		switch {
@@ -124,6 +130,25 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 		return exitOK
 	}
 	return exitFail
+}
+
+// verifyCount counts the verify assertions the check will run: those of
+// each run's task.
+func verifyCount(s *clitask.Suite, runs []clitask.Run, taskID string) int {
+	n := 0
+	for _, r := range runs {
+		if taskID != "" && r.TaskID != taskID {
+			continue
+		}
+		if t, ok := s.Task(r.TaskID); ok {
+			for _, a := range t.Assert {
+				if a.Kind() == clitask.KindVerify {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 func taskList(s *clitask.Suite) string {

@@ -39,18 +39,18 @@ message and field details on stderr), 2 on bad usage or a bad file.`)
 
 func runCriteria(ctx context.Context, c *cli, args []string) int {
 	if len(args) == 0 {
-		criteriaUsage(c.stderr)
+		criteriaUsage(c.usageOut(c.stderr))
 		return exitUsage
 	}
 	sub := args[0]
 	switch sub {
 	case "list", "get", "create", "update", "delete":
 	case "-h", "--help", "help":
-		criteriaUsage(c.stdout)
+		criteriaUsage(c.usageOut(c.stdout))
 		return exitOK
 	default:
 		fmt.Fprintf(c.stderr, "assay criteria: unknown subcommand %q\n", sub)
-		criteriaUsage(c.stderr)
+		criteriaUsage(c.usageOut(c.stderr))
 		return exitUsage
 	}
 	name := "criteria " + sub
