@@ -108,9 +108,8 @@ func (s *selection) option() assert.Option {
 // at a time.
 type evalRun struct {
 	name   string
-	dir    string
-	plan   int // index into the plans
-	entity string
+	plan   int32 // index into the plans
+	entity int32 // index into the entities
 }
 
 // evalPlans holds each distinct criteria file once: the runs of a
@@ -205,17 +204,22 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 		}
 	}
 	var runs []evalRun
+	// Each distinct entity is held once: a benchmark of 100,000 runs of
+	// one task names a handful.
+	entities := []string{f.entity}
+	entityIndex := map[string]int32{f.entity: 0}
 	for i, name := range names {
 		if i%n != k {
 			continue
 		}
-		r := evalRun{name: name, dir: filepath.Join(f.runs, name), plan: shared}
-		sb := filepath.Join(r.dir, "sandbox")
+		r := evalRun{name: name, plan: int32(shared)}
+		dir := filepath.Join(f.runs, name)
+		sb := filepath.Join(dir, "sandbox")
 		if fi, err := os.Stat(sb); err != nil || !fi.IsDir() {
 			return c.badInput("eval: run %s: it has no sandbox/ folder", name)
 		}
 		if r.plan < 0 {
-			path := filepath.Join(r.dir, "criteria.json")
+			path := filepath.Join(dir, "criteria.json")
 			data, err := readInputFile(path, f.maxFileSize)
 			if err != nil {
 				return c.badInput("eval: run %s: %v", name, err)
@@ -224,23 +228,33 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 			if err != nil {
 				return c.badInput("eval: run %s: %v", name, err)
 			}
-			if r.plan, err = plans.add(c.registry, data, criteria); err != nil {
+			p, err := plans.add(c.registry, data, criteria)
+			if err != nil {
+				return c.badInput("eval: run %s: %v", name, err)
+			}
+			r.plan = int32(p)
+		}
+		entity := f.entity
+		if entity == "" {
+			if entity, err = readRunEntity(check.DirFS(sb), sb, f.maxFileSize); err != nil {
 				return c.badInput("eval: run %s: %v", name, err)
 			}
 		}
-		r.entity = f.entity
-		if r.entity == "" {
-			if r.entity, err = readRunEntity(check.DirFS(sb), sb, f.maxFileSize); err != nil {
-				return c.badInput("eval: run %s: %v", name, err)
-			}
+		ei, ok := entityIndex[entity]
+		if !ok {
+			ei = int32(len(entities))
+			entities = append(entities, entity)
+			entityIndex[entity] = ei
 		}
+		r.entity = ei
 		runs = append(runs, r)
 	}
+	names = nil
 	if err := sel.check(plans.criteria...); err != nil && len(runs) > 0 {
 		return c.badInput("eval: %v", err)
 	}
 	for _, r := range runs {
-		if w := assert.ScopeWarning(plans.criteria[r.plan], r.entity); w != "" {
+		if w := assert.ScopeWarning(plans.criteria[r.plan], entities[r.entity]); w != "" {
 			fmt.Fprintf(c.stderr, "assay: eval: warning: run %s: %s\n", r.name, w)
 			break
 		}
@@ -258,14 +272,14 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 	skippedRuns := 0
 	judge := func(r evalRun) report.Run {
 		plan := plans.plans[r.plan]
-		env, err := c.loadSandbox(filepath.Join(r.dir, "sandbox"), f)
+		env, err := c.loadSandbox(filepath.Join(f.runs, r.name, "sandbox"), f)
 		if err != nil {
 			// The folder was checked; it went away or changed since.
 			fmt.Fprintf(c.stderr, "assay: eval: run %s: %v\n", r.name, err)
 			env = assert.NewEnv()
 		}
 		evalCtx, cancel := withEvalTimeout(ctx, f.timeout)
-		res, _ := plan.Evaluate(evalCtx, env, assert.WithEntity(r.entity), sel.option())
+		res, _ := plan.Evaluate(evalCtx, env, assert.WithEntity(entities[r.entity]), sel.option())
 		cancel()
 		env.Close()
 		return report.Run{Name: r.name, Shard: opts.Shard, Result: res}
