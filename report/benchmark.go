@@ -136,6 +136,9 @@ func (bw *BenchmarkWriter) Add(r Run) error {
 	if bw.err != nil {
 		return bw.err
 	}
+	if r.Shard == "" {
+		r.Shard = bw.o.Shard
+	}
 	bw.builder.Add(r.Name, r.Result)
 	bw.n++
 	switch bw.f {
