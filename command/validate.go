@@ -209,8 +209,8 @@ func criteriaProblems(path string, errs assert.CriteriaErrors) []problem {
 	out := make([]problem, len(errs))
 	for i, ce := range errs {
 		out[i] = problem{file: path, line: ce.Line, column: ce.Column, pointer: orRoot(ce.Pointer), message: ce.Message}
-		if ce.Line > 0 {
-			out[i].message = orRoot(ce.Pointer) + ": " + ce.Message
+		if ce.Line > 0 && ce.Pointer != "" {
+			out[i].message = ce.Pointer + ": " + ce.Message
 		}
 	}
 	return out
