@@ -57,7 +57,7 @@ func (l *listFlag) Set(v string) error {
 func runEval(ctx context.Context, c *cli, args []string) int {
 	var f evalFlags
 	fs := newFlags("eval", c)
-	fs.StringVar(&f.criteria, "criteria", "", "criteria `FILE`: a JSON array of criteria or a list response {\"data\": [...]}; with --runs, one file for every run")
+	fs.StringVar(&f.criteria, "criteria", "", "criteria `FILE`: a list of criteria or a list response {\"data\": [...]}, in JSON or YAML; with --runs, one file for every run")
 	fs.StringVar(&f.sandbox, "sandbox", "", "sandbox snapshot `DIR`")
 	fs.StringVar(&f.runs, "runs", "", "evaluate every run folder under `DIR` (each holds sandbox/ and, without --criteria, criteria.json) and print the benchmark")
 	fs.StringVar(&f.shard, "shard", "", "with --runs, take only the runs whose position in name order modulo N is K (`K/N`)")

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register("validate", subcommand{summary: "validate suite, task and criteria files (every problem at once)", usage: "assay validate FILE...", run: runValidate})
+	register("validate", subcommand{summary: "validate criteria (JSON or YAML), suite and task files, payer policies and phone lines (every problem at once)", usage: "assay validate FILE...", run: runValidate})
 }
 
 // problem is one thing wrong with a file, located by line:column (YAML) or
