@@ -64,26 +64,29 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 	// it is a terminal.
 	opts := c.textOptions(*noColor)
 	opts.Evidence = *evidence
-	progress := report.IsTerminal(c.stderr)
+	var prog *progress
 	name := report.RunNamer()
 	var streamErr error
 	onRun := func(r clitask.RunResult, done, total int) {
+		if prog == nil {
+			prog = newProgress(c.stderr, total, "runs judged")
+		}
+		prog.pause()
 		if out == report.Text && streamErr == nil {
 			streamErr = report.WriteSuiteRunText(c.stdout, name(r), r, opts)
 		}
-		if progress {
-			fmt.Fprintf(c.stderr, "\r%d/%d runs judged", done, total)
-			if done == total {
-				fmt.Fprintln(c.stderr)
-			}
-		}
+		prog.step()
 	}
+
 	if n := verifyCount(suite, runs, *taskID); n > 0 && !*noVerify {
 		// verify runs a suite author's commands here: say so first.
 		fmt.Fprintf(c.stderr, "assay: check: note: %d verify %s of %s will run on this machine (sh -c in each run's workdir); --no-verify skips them\n",
 			n, pluralWord(n, "command", "commands"), *suitePath)
 	}
 	result, err := suite.Check(ctx, runs, clitask.CheckOptions{TaskID: *taskID, OnRun: onRun, NoVerify: *noVerify})
+	if prog != nil {
+		prog.done()
+	}
 	if err != nil {
 		var re *clitask.RunError
 		switch {
