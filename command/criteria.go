@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/client"
 )
 
@@ -185,12 +185,18 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 	return exitOK
 }
 
-// readCriteriaFile reads a file, or stdin for "-".
+// readCriteriaFile reads a file, or stdin for "-", as eval reads its
+// inputs: a regular file (a FIFO is refused, not waited on) of at most
+// check.DefaultMaxFileSize bytes; stdin is capped alike.
 func (c *cli) readCriteriaFile(path string) ([]byte, error) {
 	if path == "-" {
-		return io.ReadAll(c.stdin)
+		data, err := io.ReadAll(io.LimitReader(c.stdin, check.DefaultMaxFileSize+1))
+		if err == nil && int64(len(data)) > check.DefaultMaxFileSize {
+			return nil, fmt.Errorf("stdin: larger than %d bytes", check.DefaultMaxFileSize)
+		}
+		return data, err
 	}
-	return os.ReadFile(path)
+	return readInputFile(path, check.DefaultMaxFileSize)
 }
 
 // criterionCreateKeys are the keys a created criterion may hold; id and created_at

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -326,5 +327,30 @@ func TestCriteriaCreateList(t *testing.T) {
 	}
 	if len(labels) != 2 || labels["first"] != 1 || labels["second"] != 2 {
 		t.Errorf("stored %v", labels)
+	}
+}
+
+// create --file reads as eval reads: a FIFO is refused at once, not
+// waited on.
+func TestCriteriaFileIsBounded(t *testing.T) {
+	_, env := criteriaServer(t)
+	fifo := filepath.Join(t.TempDir(), "c.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan struct{})
+	var stderr string
+	var code int
+	go func() {
+		defer close(done)
+		_, stderr, code = runAssay(t, env, "criteria", "create", "--file", fifo)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("criteria create waits on a FIFO")
+	}
+	if code != exitUsage || !strings.Contains(stderr, "not a regular file") {
+		t.Errorf("code %d, %s", code, stderr)
 	}
 }
