@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/internal/words"
 )
 
 // HTML is one self-contained page: inline styles and script, no network
@@ -53,9 +54,6 @@ type htmlPage struct {
 	Axes       []htmlAxis
 	Criteria   []htmlCriterion
 	Failures   []htmlFailure
-	Runs       int
-	Verdicts   assert.VerdictCounts
-	HasRuns    bool
 	NoDrilling bool
 }
 
@@ -94,7 +92,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 10px}
 .v-pass{background:#1f9d55}.v-partial{background:#d69e2e}.v-fail{background:#d64545}
 .big{font-size:34px;font-weight:700;margin-right:12px}
 .muted{color:#5d6778}
-.axis{display:grid;grid-template-columns:180px 1fr 60px;gap:10px;align-items:center;margin:6px 0}
+.axis{display:grid;grid-template-columns:180px 1fr 150px;gap:10px;align-items:center;margin:6px 0}
 .bar{background:#e8ebf0;border-radius:4px;height:14px;overflow:hidden}.bar>span{display:block;height:100%;background:#3b82f6}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid #e6e9ee;vertical-align:top}
@@ -119,7 +117,7 @@ summary{cursor:pointer}
 <div class="card" id="summary">
 <span class="big" id="score">{{score .Score}}</span><span class="verdict {{verdict .Verdict}}" id="verdict">{{.Verdict}}</span>
 <p class="muted">{{.Summary}}</p>
-{{range .Axes}}<div class="axis"><span>{{.Name}}</span><div class="bar" role="meter" aria-label="{{.Name}}" aria-valuemin="0" aria-valuemax="1" aria-valuenow="{{raw .Score}}"><span style="width:{{width .Score}}"></span></div><span class="num">{{score .Score}}</span></div>
+{{range .Axes}}<div class="axis"><span>{{.Name}}</span><div class="bar" role="meter" aria-label="{{.Name}}" aria-valuemin="0" aria-valuemax="1" aria-valuenow="{{raw .Score}}"><span style="width:{{width .Score}}"></span></div><span class="num">{{score .Score}}{{if .Note}} <span class="muted">({{.Note}})</span>{{end}}</span></div>
 {{end}}</div>
 <h2>Criteria</h2>
 <table id="criteria">
@@ -243,12 +241,11 @@ func writeHTMLRun(w io.Writer, index int, r Run) error {
 }
 
 func (bw *BenchmarkWriter) closeHTML(bm assert.BenchmarkResult) error {
-	p := htmlPage{Title: "assay eval --runs", Benchmark: true, Score: bm.Score, Verdict: string(bm.Verdict), Runs: bw.n,
-		Verdicts: bm.Verdicts, NoDrilling: bw.spool == nil}
+	p := htmlPage{Title: "assay eval --runs", Benchmark: true, Score: bm.Score, Verdict: string(bm.Verdict), NoDrilling: bw.spool == nil}
 	p.Summary = fmt.Sprintf("benchmark over %d %s: %d pass, %d partial, %d fail", bw.n, plural(bw.n, "run", "runs"),
 		bm.Verdicts.Pass, bm.Verdicts.Partial, bm.Verdicts.Fail)
 	p.Axes = htmlAxes(sortedKeys(bm.Axes), func(n string) (float64, string) {
-		return bm.Axes[n].Score, fmt.Sprintf("%d runs", bm.Axes[n].Runs)
+		return bm.Axes[n].Score, words.Count(bm.Axes[n].Runs, "run")
 	})
 	for _, c := range bm.Criteria {
 		hc := htmlCriterion{ID: c.CriterionID, Label: criterionName(c), Kind: c.Kind, Axis: axisName(c.Axis), Rate: c.PassRate,
