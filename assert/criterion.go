@@ -64,10 +64,12 @@ func (c Criterion) checkWeight() error {
 	return nil
 }
 
-// CriteriaError reports a criteria document that cannot be used at all. Its
-// Pointer says where (a JSON pointer into the document).
+// CriteriaError reports a problem of a criteria document. Its Pointer says
+// where (a JSON pointer into the document) and, for a document read from
+// YAML, Position gives the line and column.
 type CriteriaError struct {
 	Pointer string
+	Position
 	Message string
 	Err     error
 }
@@ -76,6 +78,12 @@ func (e *CriteriaError) Error() string {
 	p := e.Pointer
 	if p == "" {
 		p = "/"
+	}
+	switch {
+	case e.Line > 0 && e.Column > 0:
+		return fmt.Sprintf("%d:%d: %s: %s", e.Line, e.Column, p, e.Message)
+	case e.Line > 0:
+		return fmt.Sprintf("%d: %s", e.Line, e.Message)
 	}
 	return p + ": " + e.Message
 }
@@ -144,7 +152,7 @@ func (r *Registry) ValidateCriteria(data []byte) CriteriaErrors {
 			var out []*CriteriaError
 			for _, v := range se.Violations {
 				msg := v.Message
-				if se.Kind != "" {
+				if se.Kind != "" && !errors.Is(se, ErrUnknownKind) {
 					msg += " (" + se.Kind + ")"
 				}
 				out = append(out, &CriteriaError{Pointer: ptr + v.Pointer, Message: msg, Err: se})

@@ -42,4 +42,23 @@
 //   - DefaultConcurrency is 8: checks wait on I/O far more than on the CPU.
 //   - JSON null and "" are the same axis and the same input entity.
 //   - YAML merge keys (<<) are rejected rather than guessed at.
+//   - The input entity a rollout was run for can travel with its evidence:
+//     Env.SetEntity (sandbox.Load sets it from run.json) scopes evaluation
+//     as WithEntity does, and WithEntity wins. An entity that could not be
+//     read makes Evaluate return the error rather than guess which criteria
+//     apply. Criteria left out for another entity are counted in
+//     Counts.Skipped and named by TaskResult.Entity (not in the JSON, whose
+//     keys are fixed); WithFilter leaves criteria out without counting them.
+//   - When ctx ends with a cause (context.WithTimeoutCause), the criteria
+//     cut short say the cause ("evaluation timed out after 10m0s").
+//   - A benchmark keeps aggregates only (BenchmarkBuilder): per axis, per
+//     criterion (told apart by criterion_id, in the order first met: pass
+//     rate, mean score, errors, and the runs where it did not pass, failed
+//     or error), and verdict counts. Benchmark names its runs "#0", "#1", ...
+//   - Criteria files may be YAML (ParseCriteriaYAML, ValidateCriteriaYAML):
+//     the YAML is converted to JSON keys in document order, and every
+//     problem carries its line and column beside its pointer.
+//   - Messages speak as a person does: an unknown key or kind suggests the
+//     nearest known one ("did you mean"), a oneOf whose branches each
+//     require one key says "give exactly one of", and null prints as null.
 package assert

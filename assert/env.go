@@ -21,6 +21,32 @@ type Env struct {
 	mu      sync.RWMutex
 	sources map[reflect.Type]any
 	closers []io.Closer
+	// entity is the input entity the rollout was run for (SetEntity), and
+	// entityErr why it could not be read.
+	entity    string
+	entityErr error
+}
+
+// SetEntity records the input entity this rollout was run for: evaluating
+// env then runs only the criteria whose InputEntityID is empty or id, as
+// WithEntity does (an explicit WithEntity wins). A loader sets it from the
+// snapshot's run.json (sandbox.Load does); err, when not nil, says why the
+// entity could not be read, and evaluation against env then returns it
+// rather than guessing which criteria apply.
+func (env *Env) SetEntity(id string, err error) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	env.entity, env.entityErr = id, err
+}
+
+// Entity returns what SetEntity recorded: "" when env names no entity.
+func (env *Env) Entity() (string, error) {
+	if env == nil {
+		return "", nil
+	}
+	env.mu.RLock()
+	defer env.mu.RUnlock()
+	return env.entity, env.entityErr
 }
 
 // OnClose registers c to be closed by Close: the connection of a live

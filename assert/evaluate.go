@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -120,11 +121,14 @@ func (cr *CriterionResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Counts tallies criterion results by status.
+// Counts tallies criterion results by status, and the criteria left out.
 type Counts struct {
 	Passed int `json:"passed"`
 	Failed int `json:"failed"`
 	Error  int `json:"error"`
+	// Skipped counts the criteria left out of the result because they are
+	// scoped to another input entity than the one evaluated.
+	Skipped int `json:"skipped"`
 }
 
 // AxisScore is the weighted mean score of the criteria of one axis.
@@ -143,8 +147,11 @@ type TaskResult struct {
 	// Criteria are in the order given (criteria skipped for another input
 	// entity are left out).
 	Criteria []CriterionResult `json:"criteria"`
-	// Counts tallies Criteria by status.
+	// Counts tallies Criteria by status, and the criteria skipped.
 	Counts Counts `json:"counts"`
+	// Entity is the input entity the evaluation was scoped to ("" when
+	// none): the reason for Counts.Skipped. It is not part of the JSON.
+	Entity string `json:"-"`
 }
 
 // Option tunes evaluation.
@@ -155,6 +162,7 @@ type options struct {
 	now         func() time.Time
 	entity      string
 	progress    func(done, total int)
+	filter      func(i int, c Criterion) bool
 }
 
 // DefaultConcurrency is how many criteria Evaluate checks at once unless
@@ -177,9 +185,19 @@ func WithConcurrency(n int) Option {
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
 // WithEntity evaluates a rollout of input entity id: criteria whose
-// InputEntityID is empty or id run, the others are skipped and left out of
-// the result. Without it every criterion runs (see ScopeWarning).
+// InputEntityID is empty or id run, the others are skipped: left out of
+// the result and counted in Counts.Skipped. It wins over the entity the Env
+// names (Env.SetEntity, which sandbox.Load sets from run.json). Without
+// either, every criterion runs (see ScopeWarning).
 func WithEntity(id string) Option { return func(o *options) { o.entity = id } }
+
+// WithFilter evaluates only the criteria for which keep returns true (i is
+// the criterion's position in the list given); the others are left out of
+// the result and not counted (they are not Counts.Skipped, which is about
+// input entities). Ids that fall back to "#N" keep N.
+func WithFilter(keep func(i int, c Criterion) bool) Option {
+	return func(o *options) { o.filter = keep }
+}
 
 // WithProgress calls fn after each criterion is checked, with how many are
 // done and how many will run. Calls may come from several goroutines but
@@ -252,8 +270,10 @@ func (p *Plan) Criteria() []Criterion { return slices.Clone(p.criteria) }
 //
 // A criterion whose spec has an unknown kind or breaks its schema gets status
 // failed with details that say why; the others still run. When ctx ends
-// first, the criteria not yet checked get status error and Evaluate returns
-// the result along with ctx's error. A check that panics is reported as an
+// first, the criteria not yet checked, and those whose check ended in an
+// error while ctx ended, get status error with details that give ctx's
+// cause (context.WithTimeoutCause words a deadline: "evaluation timed out
+// after 10m0s"), and Evaluate returns the result along with ctx's error. A check that panics is reported as an
 // error result, not propagated. Criterion ids that fall back to "#N" keep N,
 // the position in the list given, also when WithEntity leaves some out.
 func (p *Plan) Evaluate(ctx context.Context, env *Env, opts ...Option) (TaskResult, error) {
@@ -261,10 +281,23 @@ func (p *Plan) Evaluate(ctx context.Context, env *Env, opts ...Option) (TaskResu
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.entity == "" {
+		id, err := env.Entity()
+		if err != nil {
+			return TaskResult{}, fmt.Errorf("the rollout's input entity: %w", err)
+		}
+		o.entity = id
+	}
 	var run []int // positions of the criteria that run
+	skipped := 0
 	for i, c := range p.criteria {
+		if o.filter != nil && !o.filter(i, c) {
+			continue
+		}
 		if o.entity == "" || c.InputEntityID == "" || c.InputEntityID == o.entity {
 			run = append(run, i)
+		} else {
+			skipped++
 		}
 	}
 	results := make([]CriterionResult, len(run))
@@ -281,9 +314,12 @@ func (p *Plan) Evaluate(ctx context.Context, env *Env, opts ...Option) (TaskResu
 	})
 	for k := started; k < len(run); k++ {
 		now := o.now()
-		results[k] = newCriterionResult(run[k], p.criteria[run[k]], Errored(fmt.Errorf("not checked: %w", ctx.Err())), now, now)
+		results[k] = newCriterionResult(run[k], p.criteria[run[k]], Errored(fmt.Errorf("not checked: %w", context.Cause(ctx))), now, now)
 	}
-	return Score(results), ctx.Err()
+	t := Score(results)
+	t.Counts.Skipped = skipped
+	t.Entity = o.entity
+	return t, ctx.Err()
 }
 
 // Evaluate checks every criterion against env and rolls the results up
@@ -304,11 +340,19 @@ func (p *Plan) run(ctx context.Context, i int, env *Env, now func() time.Time) C
 	var res Result
 	switch {
 	case ctx.Err() != nil:
-		res = Errored(fmt.Errorf("not checked: %w", ctx.Err()))
+		res = Errored(fmt.Errorf("not checked: %w", context.Cause(ctx)))
 	case p.decoded[i] == nil:
 		res = p.failures[i]
 	default:
 		res = Run(ctx, p.decoded[i], env)
+		if res.Status == StatusError && ctx.Err() != nil {
+			// The check was cut short: say why in the words of the
+			// deadline's cause ("evaluation timed out after 10m0s"), not
+			// only as the check saw it ("context deadline exceeded").
+			if cause := context.Cause(ctx); cause != nil && !strings.Contains(res.Details, cause.Error()) {
+				res.Details = Truncate(cause.Error() + ": " + res.Details)
+			}
+		}
 	}
 	return newCriterionResult(i, c, res, start, now())
 }
@@ -406,14 +450,17 @@ func Score(results []CriterionResult) TaskResult {
 
 // BenchmarkResult is the result of several runs of a task (or of several
 // tasks): the plain mean of their scores with the task verdict thresholds,
-// the per-axis means over the runs whose results list the axis, and how
-// many runs got each verdict. Its JSON is the assay command's benchmark
-// contract.
+// the per-axis means over the runs whose results list the axis, how many
+// runs got each verdict, and each criterion's record over the runs. Its
+// JSON is the assay command's benchmark contract.
 type BenchmarkResult struct {
 	Score    float64                  `json:"score"`
 	Verdict  Verdict                  `json:"verdict"`
 	Axes     map[string]BenchmarkAxis `json:"axes"`
 	Verdicts VerdictCounts            `json:"verdicts"`
+	// Criteria are in the order first met (a shared criteria file's order),
+	// each over the runs that evaluated it.
+	Criteria []BenchmarkCriterion `json:"criteria"`
 }
 
 // BenchmarkAxis is one axis of a benchmark: the mean of its score over the
@@ -423,6 +470,72 @@ type BenchmarkAxis struct {
 	Runs  int     `json:"runs"`
 }
 
+// BenchmarkCriterion is one criterion over the runs of a benchmark that
+// evaluated it (criteria are told apart by CriterionID): how often it
+// passed, its mean score, how many runs could not check it (status error),
+// and the runs where it did not pass (failed or error), in the order added.
+type BenchmarkCriterion struct {
+	CriterionID string `json:"criterion_id"`
+	Label       string `json:"label"`
+	// Kind is the assertion's kind ("" marshals as null), Axis the
+	// criterion's (DefaultAxis marshals as null).
+	Kind       string   `json:"kind"`
+	Axis       string   `json:"axis"`
+	Runs       int      `json:"runs"`
+	PassRate   float64  `json:"pass_rate"`
+	MeanScore  float64  `json:"mean_score"`
+	Errors     int      `json:"errors"`
+	FailedRuns []string `json:"failed_runs"`
+}
+
+// MarshalJSON writes kind and axis as null when empty or DefaultAxis, as a
+// criterion result does, and failed_runs as [] when none failed.
+func (c BenchmarkCriterion) MarshalJSON() ([]byte, error) {
+	var kind, axis *string
+	if c.Kind != "" {
+		kind = &c.Kind
+	}
+	if c.Axis != "" && c.Axis != DefaultAxis {
+		axis = &c.Axis
+	}
+	if c.FailedRuns == nil {
+		c.FailedRuns = []string{}
+	}
+	return jsonenc.Marshal(struct {
+		CriterionID string   `json:"criterion_id"`
+		Label       string   `json:"label"`
+		Kind        *string  `json:"kind"`
+		Axis        *string  `json:"axis"`
+		Runs        int      `json:"runs"`
+		PassRate    float64  `json:"pass_rate"`
+		MeanScore   float64  `json:"mean_score"`
+		Errors      int      `json:"errors"`
+		FailedRuns  []string `json:"failed_runs"`
+	}{c.CriterionID, c.Label, kind, axis, c.Runs, c.PassRate, c.MeanScore, c.Errors, c.FailedRuns})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (a null axis is DefaultAxis).
+func (c *BenchmarkCriterion) UnmarshalJSON(data []byte) error {
+	type plain BenchmarkCriterion
+	var v struct {
+		plain
+		Kind *string `json:"kind"`
+		Axis *string `json:"axis"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*c = BenchmarkCriterion(v.plain)
+	c.Kind, c.Axis = "", DefaultAxis
+	if v.Kind != nil {
+		c.Kind = *v.Kind
+	}
+	if v.Axis != nil {
+		c.Axis = *v.Axis
+	}
+	return nil
+}
+
 // VerdictCounts counts runs by verdict.
 type VerdictCounts struct {
 	Pass    int `json:"pass"`
@@ -430,44 +543,117 @@ type VerdictCounts struct {
 	Fail    int `json:"fail"`
 }
 
-// Benchmark scores several task results; no tasks score 0 (fail).
+// Benchmark scores several task results; no tasks score 0 (fail). The runs
+// are named "#0", "#1", ... in failed_runs; a BenchmarkBuilder names them.
+func Benchmark(tasks []TaskResult) BenchmarkResult {
+	var b BenchmarkBuilder
+	for i, t := range tasks {
+		b.Add("#"+strconv.Itoa(i), t)
+	}
+	return b.Result()
+}
+
+// BenchmarkBuilder accumulates a benchmark one run at a time, keeping only
+// aggregates (sums per axis and per criterion, verdict counts, and the
+// names of the runs that failed each criterion), so that a benchmark of any
+// number of runs needs memory for its criteria, not its runs' results. Its
+// zero value is ready to use; it is not safe for concurrent use.
 //
 // The sums are compensated (Neumaier), so the mean of a thousand runs that
 // all scored 29/30 reads 0.9666666666666667, as one run does, and not a
 // value that drifted in the last digits.
-func Benchmark(tasks []TaskResult) BenchmarkResult {
-	b := BenchmarkResult{Axes: map[string]BenchmarkAxis{}}
-	sums := map[string]*compensatedSum{}
-	var total compensatedSum
-	for _, t := range tasks {
-		total.add(t.Score)
-		switch VerdictFor(t.Score) {
-		case VerdictPass:
-			b.Verdicts.Pass++
-		case VerdictPartial:
-			b.Verdicts.Partial++
-		default:
-			b.Verdicts.Fail++
+type BenchmarkBuilder struct {
+	runs     int
+	total    compensatedSum
+	verdicts VerdictCounts
+	axes     map[string]*axisSum
+	criteria map[string]*criterionSum
+	order    []*criterionSum
+}
+
+type axisSum struct {
+	sum  compensatedSum
+	runs int
+}
+
+type criterionSum struct {
+	c      BenchmarkCriterion
+	passed int
+	sum    compensatedSum
+}
+
+// Add adds one run's task result under the run's name.
+func (b *BenchmarkBuilder) Add(run string, t TaskResult) {
+	if b.axes == nil {
+		b.axes, b.criteria = map[string]*axisSum{}, map[string]*criterionSum{}
+	}
+	b.runs++
+	b.total.add(t.Score)
+	switch VerdictFor(t.Score) {
+	case VerdictPass:
+		b.verdicts.Pass++
+	case VerdictPartial:
+		b.verdicts.Partial++
+	default:
+		b.verdicts.Fail++
+	}
+	for name, a := range t.Axes {
+		s := b.axes[name]
+		if s == nil {
+			s = &axisSum{}
+			b.axes[name] = s
 		}
-		for name, a := range t.Axes {
-			if sums[name] == nil {
-				sums[name] = &compensatedSum{}
+		s.sum.add(a.Score)
+		s.runs++
+	}
+	for _, cr := range t.Criteria {
+		s := b.criteria[cr.CriterionID]
+		if s == nil {
+			axis := cr.Axis
+			if axis == "" {
+				axis = DefaultAxis
 			}
-			sums[name].add(a.Score)
-			ax := b.Axes[name]
-			ax.Runs++
-			b.Axes[name] = ax
+			s = &criterionSum{c: BenchmarkCriterion{CriterionID: cr.CriterionID, Label: cr.Label, Kind: cr.Kind, Axis: axis}}
+			b.criteria[cr.CriterionID] = s
+			b.order = append(b.order, s)
+		}
+		s.c.Runs++
+		s.sum.add(cr.Score)
+		switch cr.Status {
+		case StatusPassed:
+			s.passed++
+		case StatusError:
+			s.c.Errors++
+			s.c.FailedRuns = append(s.c.FailedRuns, run)
+		default:
+			s.c.FailedRuns = append(s.c.FailedRuns, run)
 		}
 	}
-	for name, ax := range b.Axes {
-		ax.Score = sums[name].value() / float64(ax.Runs)
-		b.Axes[name] = ax
+}
+
+// Runs returns how many runs were added.
+func (b *BenchmarkBuilder) Runs() int { return b.runs }
+
+// Result returns the benchmark of the runs added so far.
+func (b *BenchmarkBuilder) Result() BenchmarkResult {
+	r := BenchmarkResult{Axes: map[string]BenchmarkAxis{}, Verdicts: b.verdicts, Criteria: make([]BenchmarkCriterion, 0, len(b.order))}
+	for name, s := range b.axes {
+		r.Axes[name] = BenchmarkAxis{Score: s.sum.value() / float64(s.runs), Runs: s.runs}
 	}
-	if len(tasks) > 0 {
-		b.Score = total.value() / float64(len(tasks))
+	for _, s := range b.order {
+		c := s.c
+		c.FailedRuns = slices.Clone(c.FailedRuns)
+		if c.Runs > 0 {
+			c.PassRate = float64(s.passed) / float64(c.Runs)
+			c.MeanScore = s.sum.value() / float64(c.Runs)
+		}
+		r.Criteria = append(r.Criteria, c)
 	}
-	b.Verdict = VerdictFor(b.Score)
-	return b
+	if b.runs > 0 {
+		r.Score = b.total.value() / float64(b.runs)
+	}
+	r.Verdict = VerdictFor(r.Score)
+	return r
 }
 
 // compensatedSum is a running sum that carries the low-order bits each

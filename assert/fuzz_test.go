@@ -93,3 +93,30 @@ func FuzzDecodeYAML(f *testing.F) {
 		_, _ = reg.DecodeYAML(&n)
 	})
 }
+
+// FuzzParseCriteriaYAML: no YAML document panics ParseCriteriaYAML or the
+// registry's validation of it; a document it accepts reads the same as
+// the JSON it was converted to, and every problem it reports is located.
+func FuzzParseCriteriaYAML(f *testing.F) {
+	addFiles(f, "testdata/*.yaml")
+	addFiles(f, "../examples/priorauth/criteria.json")
+	f.Add([]byte("- label: a\n  assertion:\n    assert: exit_code\n     exit_code: 0\n"))
+	f.Add([]byte("data:\n  - {assertion: {fixed: 1}, weight: .inf}\n"))
+	f.Add([]byte("a: &x [*x]\n"))
+	reg := newTestRegistry()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_ = reg.ValidateCriteriaYAML(data)
+		cs, err := assert.ParseCriteriaYAML(data)
+		if err != nil {
+			return
+		}
+		js, _, err := assert.CriteriaYAML(data)
+		if err != nil {
+			t.Fatalf("ParseCriteriaYAML accepted what CriteriaYAML rejects: %v", err)
+		}
+		again, err := assert.ParseCriteria(js)
+		if err != nil || len(again) != len(cs) {
+			t.Fatalf("the converted JSON reads differently: %v (%d vs %d)", err, len(again), len(cs))
+		}
+	})
+}

@@ -3,6 +3,7 @@ package assert_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -51,9 +52,28 @@ func TestPlanEntityScoping(t *testing.T) {
 	if res.Verdict != assert.VerdictPass || progress.Load() != 2 {
 		t.Errorf("verdict %s, %d progress calls", res.Verdict, progress.Load())
 	}
+	if res.Counts.Skipped != 1 || res.Entity != "A" {
+		t.Errorf("skipped %d for entity %q, want 1 for A", res.Counts.Skipped, res.Entity)
+	}
 	all, _ := plan.Evaluate(context.Background(), assert.NewEnv())
-	if len(all.Criteria) != 3 || all.Verdict != assert.VerdictPartial {
-		t.Errorf("no entity: %d criteria, %s", len(all.Criteria), all.Verdict)
+	if len(all.Criteria) != 3 || all.Verdict != assert.VerdictPartial || all.Counts.Skipped != 0 {
+		t.Errorf("no entity: %d criteria, %s, %d skipped", len(all.Criteria), all.Verdict, all.Counts.Skipped)
+	}
+	// The entity an Env names (sandbox.Load sets it from run.json) scopes
+	// as WithEntity does; WithEntity wins over it; an entity that could
+	// not be read is an error, not a guess.
+	env := assert.NewEnv()
+	env.SetEntity("B", nil)
+	byEnv, err := plan.Evaluate(context.Background(), env)
+	if err != nil || len(byEnv.Criteria) != 2 || byEnv.Criteria[0].Label != "for B" || byEnv.Counts.Skipped != 1 {
+		t.Errorf("entity from the env: %v, %+v", err, byEnv.Counts)
+	}
+	if won, _ := plan.Evaluate(context.Background(), env, assert.WithEntity("A")); won.Entity != "A" || won.Criteria[0].Label != "for A" {
+		t.Errorf("WithEntity did not win over the env's entity: %q", won.Entity)
+	}
+	env.SetEntity("", errors.New("run.json: not JSON"))
+	if _, err := plan.Evaluate(context.Background(), env); err == nil || !strings.Contains(err.Error(), "run.json: not JSON") {
+		t.Errorf("an unreadable entity: %v", err)
 	}
 	if w := assert.ScopeWarning(criteria, ""); !strings.Contains(w, "2 of 3 criteria are scoped") {
 		t.Errorf("warning %q", w)
@@ -79,7 +99,7 @@ func TestTaskResultJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"kind":"fixed","axis":"safety","weight":2}`, `"kind":"fixed","axis":null,"weight":1}`, `"counts":{"passed":1,"failed":1,"error":0}`} {
+	for _, want := range []string{`"kind":"fixed","axis":"safety","weight":2}`, `"kind":"fixed","axis":null,"weight":1}`, `"counts":{"passed":1,"failed":1,"error":0,"skipped":0}`} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("JSON lacks %s:\n%s", want, data)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/assaykit/assay/internal/suggest"
 	"reflect"
 	"sort"
 	"strconv"
@@ -332,6 +333,9 @@ func (r *Registry) decodeValue(v any, raw []byte, pos Positions) (Assertion, err
 			ptr = "/" + EscapePointer(kind)
 		}
 		msg := fmt.Sprintf("unknown kind %q (known: %s)", kind, strings.Join(r.Kinds(), ", "))
+		if near := suggest.Nearest(kind, r.Kinds()); near != "" {
+			msg = fmt.Sprintf("unknown kind %q (did you mean %q?)", kind, near)
+		}
 		if pkg, ok := kindPackages.Load(kind); ok {
 			msg = fmt.Sprintf("kind %q is not registered in this registry: the Register function of %q adds it", kind, pkg)
 		}

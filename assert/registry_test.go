@@ -52,7 +52,7 @@ func TestTypoIsAViolationAtTheKey(t *testing.T) {
 	for _, v := range se.Violations {
 		got = append(got, v.String())
 	}
-	want := []string{`/expect: unknown key "expect"`, `/scroe: unknown key "scroe"`}
+	want := []string{`/expect: unknown key "expect"`, `/scroe: unknown key "scroe" (did you mean "score"?)`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("violations (-want +got):\n%s", diff)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/assaykit/assay/internal/suggest"
 	"io"
 	"net/url"
 	"sort"
@@ -213,11 +214,44 @@ func (v *Validator) collect(ve *jsonschema.ValidationError, out []Violation) []V
 	switch {
 	case keyword == "additionalProperties" && strings.HasPrefix(ve.Message, "additionalProperties '"):
 		if names, ok := quotedNames(strings.TrimSuffix(strings.TrimPrefix(ve.Message, "additionalProperties "), " not allowed")); ok {
+			var known []string
+			if props, ok := v.keywordValue(strings.TrimSuffix(ve.AbsoluteKeywordLocation, "additionalProperties") + "properties").(map[string]any); ok {
+				for k := range props {
+					known = append(known, k)
+				}
+				sort.Strings(known)
+			}
 			for _, name := range names {
-				out = append(out, Violation{Pointer: loc + "/" + EscapePointer(name), Message: fmt.Sprintf("unknown key %q", name)})
+				msg := fmt.Sprintf("unknown key %q", name)
+				if near := suggest.Nearest(name, known); near != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", near)
+				}
+				out = append(out, Violation{Pointer: loc + "/" + EscapePointer(name), Message: msg})
 			}
 			return out
 		}
+	case keyword == "oneOf" && strings.HasPrefix(ve.Message, "valid against schemas at indexes"):
+		// Two branches fit: for a schema whose branches each require one
+		// key, that is two keys where one belongs.
+		msg := "fits more than one of the forms it may take; it must fit exactly one"
+		if branches, ok := v.keywordValue(ve.AbsoluteKeywordLocation).([]any); ok {
+			var keys []string
+			for _, b := range branches {
+				if m, ok := b.(map[string]any); ok {
+					if req, ok := m["required"].([]any); ok && len(req) == 1 {
+						if k, ok := req[0].(string); ok {
+							keys = append(keys, strconv.Quote(k))
+						}
+					}
+				}
+			}
+			if len(keys) == len(branches) && len(keys) > 1 {
+				msg = "give exactly one of " + strings.Join(keys, ", ") + ", not several"
+			}
+		}
+		return append(out, Violation{Pointer: loc, Message: msg})
+	case keyword == "const" && strings.Contains(ve.Message, "<nil>"):
+		return append(out, Violation{Pointer: loc, Message: strings.ReplaceAll(ve.Message, "<nil>", "null")})
 	case keyword == "enum":
 		if items, ok := v.keywordValue(ve.AbsoluteKeywordLocation).([]any); ok {
 			return append(out, Violation{Pointer: loc, Message: enumMessage(items)})
@@ -320,7 +354,11 @@ func enumMessage(items []any) string {
 		case map[string]any, []any:
 			return "enum failed"
 		}
-		parts[i] = fmt.Sprintf("%#v", item)
+		if b, err := json.Marshal(item); err == nil {
+			parts[i] = string(b) // null, not Go's <nil>
+		} else {
+			parts[i] = fmt.Sprintf("%#v", item)
+		}
 	}
 	if len(parts) == 1 {
 		return "value must be " + parts[0]

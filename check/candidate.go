@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"fmt"
+	"github.com/assaykit/assay/internal/words"
 	"strconv"
 
 	"github.com/assaykit/assay/assert"
@@ -203,13 +204,7 @@ func nounOf(noun string) string {
 	return noun
 }
 
-func plural(n int, noun string) string {
-	noun = nounOf(noun)
-	if n != 1 {
-		noun += "s"
-	}
-	return strconv.Itoa(n) + " " + noun
-}
+func plural(n int, noun string) string { return words.Count(n, nounOf(noun)) }
 
 // Candidates is the skeleton every candidate check follows: the kind
 // supplies the items its source holds, which of them are candidates, and

@@ -263,6 +263,9 @@ type CheckOptions struct {
 	// MaxFileSize caps the file each file_contains reads; 0 means
 	// check.DefaultMaxFileSize.
 	MaxFileSize int64
+	// NoVerify runs no verify command: each verify reports status error
+	// wrapping ErrVerifySkipped (SkipVerify).
+	NoVerify bool
 	// OnRun, when set, is called with each run's result as soon as it is
 	// judged, with how many runs are judged so far and how many will be,
 	// so that a caller can stream results and show progress.
@@ -307,8 +310,12 @@ func (s *Suite) Check(ctx context.Context, runs []Run, opts CheckOptions) (*Repo
 			return nil, err
 		}
 		t, _ := s.Task(r.TaskID)
+		var skip Option
+		if opts.NoVerify {
+			skip = SkipVerify()
+		}
 		src := MemorySource(&r.Trace, VerifyEnv(s.Environ(t, r.Workdir, opts.Environ)), VerifyTimeout(opts.VerifyTimeout),
-			PatternBudget(opts.PatternBudget), MaxFileSize(opts.MaxFileSize))
+			PatternBudget(opts.PatternBudget), MaxFileSize(opts.MaxFileSize), skip)
 		passed, res := t.Check(ctx, src)
 		model := r.Model
 		if model == "" {

@@ -15,7 +15,7 @@ import (
 
 func init() {
 	register("check", subcommand{summary: "evaluate cli-bench tasks against recorded traces",
-		usage: "assay check --suite FILE --trace FILE [--task ID] [--format text|json|junit] [--no-color]", run: runCheck})
+		usage: "assay check --suite FILE --trace FILE [--task ID] [--format text|json|junit] [--evidence] [--no-verify] [--no-color]", run: runCheck})
 	extraSchemas["suite"] = func() json.RawMessage { return json.RawMessage(clitask.SuiteSchema) }
 	yamlValidator = validateSuiteYAML
 }
@@ -27,6 +27,8 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 	taskID := fs.String("task", "", "check only the runs of the task with this `ID`")
 	formatName := fs.String("format", "text", "output `format`: text, json or junit")
 	noColor := fs.Bool("no-color", false, "never colour the text output (NO_COLOR does the same)")
+	evidence := fs.Bool("evidence", false, "with --format json, add each assertion's evidence")
+	noVerify := fs.Bool("no-verify", false, "run none of the suite's verify commands (each is reported as not run, status error)")
 	rest, ok := parseFlags(fs, c, args)
 	if !ok {
 		return exitUsage
@@ -54,21 +56,30 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 	// Text streams each run as it is judged; progress goes to stderr when
 	// it is a terminal.
 	opts := c.textOptions(*noColor)
-	progress := report.IsTerminal(c.stderr)
+	opts.Evidence = *evidence
+	var prog *progress
 	name := report.RunNamer()
 	var streamErr error
 	onRun := func(r clitask.RunResult, done, total int) {
+		if prog == nil {
+			prog = newProgress(c.stderr, total, "runs judged")
+		}
+		prog.pause()
 		if out == report.Text && streamErr == nil {
 			streamErr = report.WriteSuiteRunText(c.stdout, name(r), r, opts)
 		}
-		if progress {
-			fmt.Fprintf(c.stderr, "\r%d/%d runs judged", done, total)
-			if done == total {
-				fmt.Fprintln(c.stderr)
-			}
-		}
+		prog.step()
 	}
-	result, err := suite.Check(ctx, runs, clitask.CheckOptions{TaskID: *taskID, OnRun: onRun})
+
+	if n := verifyCount(suite, runs, *taskID); n > 0 && !*noVerify {
+		// verify runs a suite author's commands here: say so first.
+		fmt.Fprintf(c.stderr, "assay: check: note: %d verify %s of %s will run on this machine (sh -c in each run's workdir); --no-verify skips them\n",
+			n, pluralWord(n, "command", "commands"), *suitePath)
+	}
+	result, err := suite.Check(ctx, runs, clitask.CheckOptions{TaskID: *taskID, OnRun: onRun, NoVerify: *noVerify})
+	if prog != nil {
+		prog.done()
+	}
 	if err != nil {
 		var re *clitask.RunError
 		switch {
@@ -140,6 +151,25 @@ func (c *cli) loadSuite(name, path string) (*clitask.Suite, bool) {
 		return nil, false
 	}
 	return suite, true
+}
+
+// verifyCount counts the verify assertions the check will run: those of
+// each run's task.
+func verifyCount(s *clitask.Suite, runs []clitask.Run, taskID string) int {
+	n := 0
+	for _, r := range runs {
+		if taskID != "" && r.TaskID != taskID {
+			continue
+		}
+		if t, ok := s.Task(r.TaskID); ok {
+			for _, a := range t.Assert {
+				if a.Kind() == clitask.KindVerify {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 func taskList(s *clitask.Suite) string {

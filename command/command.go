@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -30,6 +31,30 @@ type cli struct {
 	// helped is set when a subcommand printed its usage for -h/--help:
 	// that is a success, whatever the subcommand returned.
 	helped bool
+	// name is the program's name in usage ("assay" when empty).
+	name string
+}
+
+// usageOut returns w writing usage text under the program's name: a
+// command built with Main names itself, not assay.
+func (c *cli) usageOut(w io.Writer) io.Writer {
+	if c.name == "" || c.name == "assay" {
+		return w
+	}
+	return renamer{w: w, name: c.name}
+}
+
+// renamer rewrites "assay " as the program's name in what it writes.
+type renamer struct {
+	w    io.Writer
+	name string
+}
+
+func (r renamer) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, strings.ReplaceAll(string(p), "assay ", r.name+" ")); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // subcommand is one subcommand. Each lives in its own file and adds itself
@@ -59,6 +84,9 @@ type Config struct {
 	// Getenv reads the environment (ASSAY_BASE_URL, ASSAY_API_KEY,
 	// ASSAY_JUDGE_*, NO_COLOR); nil means os.Getenv.
 	Getenv func(string) string
+	// Name is the program's name, shown in usage; "" means the base name
+	// of os.Args[0].
+	Name string
 	// Registry decodes every spec; nil means assert.DefaultRegistry(),
 	// which every imported domain package (and sandbox, which imports them
 	// all) has filled. A registry of your own must hold every kind your
@@ -70,7 +98,10 @@ type Config struct {
 // returns its exit code. ctx ends the run early (Ctrl-C, say): checks not
 // yet run report status error.
 func Main(ctx context.Context, args []string, cfg Config) int {
-	c := &cli{stdout: cfg.Stdout, stderr: cfg.Stderr, stdin: cfg.Stdin, getenv: cfg.Getenv, registry: cfg.Registry}
+	c := &cli{stdout: cfg.Stdout, stderr: cfg.Stderr, stdin: cfg.Stdin, getenv: cfg.Getenv, registry: cfg.Registry, name: cfg.Name}
+	if c.name == "" && len(os.Args) > 0 {
+		c.name = filepath.Base(os.Args[0])
+	}
 	if c.stdout == nil {
 		c.stdout = os.Stdout
 	}
@@ -96,17 +127,17 @@ func run(ctx context.Context, c *cli, args []string) (code int) {
 		}
 	}()
 	if len(args) == 0 {
-		usage(c.stderr)
+		usage(c.usageOut(c.stderr))
 		return exitUsage
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(c.stdout)
+		usage(c.usageOut(c.stdout))
 		return exitOK
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(c.stderr, "assay: unknown command %q\n", args[0])
-		usage(c.stderr)
+		usage(c.usageOut(c.stderr))
 		return exitUsage
 	}
 	if c.registry == nil {

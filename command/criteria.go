@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/client"
 )
 
@@ -23,7 +23,8 @@ func criteriaUsage(w io.Writer) {
 	fmt.Fprintln(w, `usage: assay criteria list|get|create|update|delete ...
   assay criteria list --task ID        every criterion of a task (all pages), as one JSON array
   assay criteria get ID
-  assay criteria create --file FILE    FILE holds one criterion object ("-" reads stdin)
+  assay criteria create --file FILE    FILE holds one criterion object, or a list of them
+                                       (JSON or YAML; "-" reads stdin)
   assay criteria update ID --file FILE FILE holds only the fields to change; axis and
                                        input_entity_id may be null
   assay criteria delete ID
@@ -38,18 +39,18 @@ message and field details on stderr), 2 on bad usage or a bad file.`)
 
 func runCriteria(ctx context.Context, c *cli, args []string) int {
 	if len(args) == 0 {
-		criteriaUsage(c.stderr)
+		criteriaUsage(c.usageOut(c.stderr))
 		return exitUsage
 	}
 	sub := args[0]
 	switch sub {
 	case "list", "get", "create", "update", "delete":
 	case "-h", "--help", "help":
-		criteriaUsage(c.stdout)
+		criteriaUsage(c.usageOut(c.stdout))
 		return exitOK
 	default:
 		fmt.Fprintf(c.stderr, "assay criteria: unknown subcommand %q\n", sub)
-		criteriaUsage(c.stderr)
+		criteriaUsage(c.usageOut(c.stderr))
 		return exitUsage
 	}
 	name := "criteria " + sub
@@ -83,15 +84,23 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 
 	// Read the file before calling anything, so a bad file is exit 2 even
 	// when the API is down.
-	var create assert.Criterion
+	var creates []assert.Criterion
+	createList := false
 	var update client.CriterionUpdate
 	if file != nil {
 		data, err := c.readCriteriaFile(*file)
 		if err != nil {
 			return c.badInput("%s: %v", name, err)
 		}
+		if assert.IsYAMLCriteria(*file, data) {
+			js, _, yerr := assert.CriteriaYAML(data)
+			if yerr != nil {
+				return c.badInput("%s: %s:%v", name, *file, yerr)
+			}
+			data = js
+		}
 		if sub == "create" {
-			err = parseCriterionFile(data, &create)
+			creates, createList, err = parseCreateFile(data)
 		} else {
 			err = json.Unmarshal(data, &update)
 		}
@@ -126,13 +135,33 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 			rows[i] = client.Reduce(cr)
 		}
 		out = rows
-	case "get", "create", "update":
+	case "create":
+		// Each in turn; on an error, what was created so far is printed
+		// (so nothing is created twice on a retry) before the error.
+		var made []client.Reduced
+		for i, cr := range creates {
+			got, _, err := api.Criteria.Create(ctx, cr)
+			if err != nil {
+				if len(made) > 0 {
+					_ = writeJSON(c.stdout, made)
+				}
+				if createList {
+					fmt.Fprintf(c.stderr, "assay: %s: item %d of %d failed; %d created before it (printed above)\n", name, i, len(creates), len(made))
+				}
+				return c.criteriaFailure(name, err)
+			}
+			made = append(made, client.Reduce(*got))
+		}
+		if createList {
+			out = made
+		} else {
+			out = made[0]
+		}
+	case "get", "update":
 		var cr *assert.Criterion
 		switch sub {
 		case "get":
 			cr, _, err = api.Criteria.Get(ctx, pos[0])
-		case "create":
-			cr, _, err = api.Criteria.Create(ctx, create)
 		default:
 			cr, _, err = api.Criteria.Update(ctx, pos[0], update)
 		}
@@ -156,18 +185,74 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 	return exitOK
 }
 
-// readCriteriaFile reads a file, or stdin for "-".
+// readCriteriaFile reads a file, or stdin for "-", as eval reads its
+// inputs: a regular file (a FIFO is refused, not waited on) of at most
+// check.DefaultMaxFileSize bytes; stdin is capped alike.
 func (c *cli) readCriteriaFile(path string) ([]byte, error) {
 	if path == "-" {
-		return io.ReadAll(c.stdin)
+		data, err := io.ReadAll(io.LimitReader(c.stdin, check.DefaultMaxFileSize+1))
+		if err == nil && int64(len(data)) > check.DefaultMaxFileSize {
+			return nil, fmt.Errorf("stdin: larger than %d bytes", check.DefaultMaxFileSize)
+		}
+		return data, err
 	}
-	return os.ReadFile(path)
+	return readInputFile(path, check.DefaultMaxFileSize)
 }
 
 // criterionCreateKeys are the keys a created criterion may hold; id and created_at
 // are the API's to assign.
 var criterionCreateKeys = map[string]bool{
 	"task_id": true, "input_entity_id": true, "label": true, "assertion": true, "weight": true, "axis": true,
+}
+
+// parseCreateFile reads what create --file holds: one criterion object, or
+// a list of them (a criteria file, as list prints it, or {"data": [...]}),
+// each checked as parseCriterionFile checks one. Every item's problem is
+// reported at once, with its index.
+func parseCreateFile(data []byte) (out []assert.Criterion, list bool, err error) {
+	trimmed := bytes.TrimSpace(data)
+	var items []json.RawMessage
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		if err := json.Unmarshal(trimmed, &items); err != nil {
+			return nil, true, fmt.Errorf("not a JSON list of criteria: %w", err)
+		}
+		list = true
+	case len(trimmed) > 0 && trimmed[0] == '{' && bytes.Contains(trimmed, []byte(`"data"`)):
+		var resp struct {
+			Data *[]json.RawMessage `json:"data"`
+		}
+		if json.Unmarshal(trimmed, &resp) == nil && resp.Data != nil {
+			items, list = *resp.Data, true
+			break
+		}
+		fallthrough
+	default:
+		var cr assert.Criterion
+		if err := parseCriterionFile(data, &cr); err != nil {
+			return nil, false, err
+		}
+		return []assert.Criterion{cr}, false, nil
+	}
+	if len(items) == 0 {
+		return nil, true, errors.New("the list is empty: nothing to create")
+	}
+	var problems []string
+	out = make([]assert.Criterion, len(items))
+	for i, item := range items {
+		if err := parseCriterionFile(item, &out[i]); err != nil {
+			msg := err.Error()
+			if strings.HasPrefix(msg, "/") {
+				problems = append(problems, fmt.Sprintf("/%d%s", i, msg))
+			} else {
+				problems = append(problems, fmt.Sprintf("/%d: %s", i, msg))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return nil, true, errors.New(strings.Join(problems, "; "))
+	}
+	return out, true, nil
 }
 
 // parseCriterionFile reads one criterion object, rejecting unknown keys (a
@@ -178,10 +263,6 @@ func parseCriterionFile(data []byte, dst *assert.Criterion) error {
 	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
 		if err == nil {
 			err = errors.New("null")
-		}
-		trimmed := bytes.TrimSpace(data)
-		if len(trimmed) > 0 && trimmed[0] == '[' {
-			return errors.New("holds an array: create takes one criterion object")
 		}
 		return fmt.Errorf("not a JSON object: %w", err)
 	}

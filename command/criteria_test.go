@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -237,7 +238,7 @@ func TestCriteriaUsageErrors(t *testing.T) {
 		return p
 	}
 	notJSON := file("not.json", "task_id: t")
-	array := file("array.json", `[{"label": "x"}]`)
+	array := file("array.json", `[{"task_id": "t", "label": "x", "assertion": {}}, {"label": "y", "wieght": 1, "assertion": {}}]`)
 	typo := file("typo.json", `{"task_id": "t", "label": "x", "assertion": {}, "wieght": 2}`)
 	withID := file("id.json", `{"id": "c1", "task_id": "t", "label": "x", "assertion": {}}`)
 	negative := file("neg.json", `{"task_id": "t", "label": "x", "assertion": {}, "weight": -1}`)
@@ -257,7 +258,7 @@ func TestCriteriaUsageErrors(t *testing.T) {
 		{"create without --file", env, []string{"create"}, "--file FILE is required"},
 		{"create with a missing file", env, []string{"create", "--file", filepath.Join(dir, "absent.json")}, "no such file"},
 		{"create with a file that is not JSON", env, []string{"create", "--file", notJSON}, "not a JSON object"},
-		{"create with an array", env, []string{"create", "--file", array}, "holds an array"},
+		{"create with a list, one item bad", env, []string{"create", "--file", array}, "/1/wieght: unknown key"},
 		{"create with a typo", env, []string{"create", "--file", typo}, `/wieght: unknown key`},
 		{"create with an id", env, []string{"create", "--file", withID}, "/id: assigned by the API"},
 		{"create with a negative weight", env, []string{"create", "--file", negative}, "/weight: weight -1 is negative"},
@@ -296,5 +297,60 @@ func TestCriteriaCreateFromStdin(t *testing.T) {
 	}
 	if got := srv.Criteria("t"); len(got) != 1 || got[0].Label != "from stdin" {
 		t.Errorf("stored %+v", got)
+	}
+}
+
+// create --file takes a list (JSON or YAML) and creates every criterion,
+// printing them as one JSON array.
+func TestCriteriaCreateList(t *testing.T) {
+	srv, env := criteriaServer(t)
+	dir := t.TempDir()
+	list := writeFile(t, dir, "list.yaml", `- task_id: t
+  label: first
+  assertion: {assert: ran, ran: git}
+- task_id: t
+  label: second
+  weight: 2
+  assertion: {assert: exit_code, exit_code: 0}
+`)
+	stdout, stderr, code := runAssay(t, env, "criteria", "create", "--file", list)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var made []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &made); err != nil || len(made) != 2 || made[1]["label"] != "second" {
+		t.Fatalf("printed %s (%v)", stdout, err)
+	}
+	labels := map[string]float64{}
+	for _, c := range srv.Criteria("t") {
+		labels[c.Label] = c.EffectiveWeight()
+	}
+	if len(labels) != 2 || labels["first"] != 1 || labels["second"] != 2 {
+		t.Errorf("stored %v", labels)
+	}
+}
+
+// create --file reads as eval reads: a FIFO is refused at once, not
+// waited on.
+func TestCriteriaFileIsBounded(t *testing.T) {
+	_, env := criteriaServer(t)
+	fifo := filepath.Join(t.TempDir(), "c.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan struct{})
+	var stderr string
+	var code int
+	go func() {
+		defer close(done)
+		_, stderr, code = runAssay(t, env, "criteria", "create", "--file", fifo)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("criteria create waits on a FIFO")
+	}
+	if code != exitUsage || !strings.Contains(stderr, "not a regular file") {
+		t.Errorf("code %d, %s", code, stderr)
 	}
 }

@@ -13,13 +13,14 @@
 //
 // The subcommands:
 //
-//	assay eval --criteria FILE --sandbox DIR [--entity ID] [--format text|json|junit]
-//	assay eval --runs DIR [--criteria FILE] [--shard K/N] [--format text|json|junit|jsonl]
-//	assay eval --merge [--format ...] FILE.jsonl...
-//	assay check --suite FILE --trace FILE [--task ID] [--format text|json|junit]
+//	assay eval --criteria FILE --sandbox DIR [--entity ID] [--format text|json|junit|html]
+//	assay eval --runs DIR [--criteria FILE] [--shard K/N] [--summary] [--format text|json|junit|jsonl|html]
+//	assay eval --merge [--summary] [--format ...] FILE.jsonl...
+//	assay check --suite FILE --trace FILE [--task ID] [--format text|json|junit] [--evidence] [--no-verify]
 //	assay run --suite FILE [--model M]... [--task ID]... [--base-url URL] [--out DIR] [--concurrency N] [--timeout D] [--format ...]
+//	assay serve --seed DIR --out DIR [--listen ADDR] [--port N] [--sftp-port N] [--criteria FILE] ...
 //	assay validate FILE...
-//	assay schema [KIND|suite|criterion|criteria] [--draft 07]
+//	assay schema [KIND|suite|criterion|criteria|result|benchmark|check|trace|records|events] [--draft 07]
 //	assay hl7 get FILE PATH...
 //	assay x12 get FILE PATH...
 //	assay criteria list|get|create|update|delete ...
@@ -29,6 +30,50 @@
 // passed, or with thresholds none of behavior error violated), 1 a failing
 // result (or an API error), 2 bad usage or bad input. Main never panics: a
 // bug is reported as a message and exit code 2.
+//
+// # assay eval, validate, check and criteria
+//
+// Decisions where the design is silent:
+//
+//   - eval --runs streams in every format: runs are judged concurrently
+//     and written in name order, at most a window of four results per
+//     worker waiting for a slow one; JUnit and HTML spool the runs to an
+//     unlinked temporary file because their head carries totals. Each
+//     distinct criteria file is compiled once (by content). Peak memory is
+//     then the criteria, the runs' names and each criterion's failing runs.
+//   - The skipped criteria of a run are said on stderr once (one line for
+//     a single rollout, a count of runs for --runs), beside counts.skipped.
+//   - --summary goes with text, JSON (then {"benchmark": ...} alone) and
+//     HTML; with jsonl or junit, which exist for machines, it is bad usage.
+//   - --criterion is a Go (RE2) regular expression matched, unanchored,
+//     against each criterion's id (#N when it has none) and label; --kind
+//     takes kinds (repeated or comma-separated) and suggests the nearest
+//     for an unknown one. A selection that keeps no criterion is bad usage.
+//     Left-out criteria are neither results nor skipped.
+//   - --merge reads its files a line at a time (a line at most
+//     --max-file-size), three times: to check every record, to check the
+//     order and names, and to write; nothing is printed unless all is well.
+//     Lines without "shard" are shard 0/1. A file may hold several shards
+//     (concatenated); each shard's lines must be in name order, as jsonl
+//     writes them.
+//   - --timeout bounds each evaluation (per run with --runs); a run cut
+//     short still counts, with its unfinished criteria in error.
+//   - The progress line (stderr on a terminal) redraws at most ten times a
+//     second and is cleared before output and at the end.
+//   - A file is a criteria file in YAML when its name ends in .yaml or .yml,
+//     or its first line that is not blank or a comment does not start with
+//     [ or {. validate classifies by content whatever the syntax.
+//   - validate checks what schemas cannot, for every criterion whatever
+//     else is wrong with it: duplicate ids and paths that can never match
+//     are problems; a cli pattern that is not a regular expression is a
+//     warning (it still matches, as a substring), as it is in a suite.
+//   - criteria create --file with a list creates in order and stops at the
+//     first API error, printing what it created before it.
+//   - check notes on stderr, before running anything, how many verify
+//     commands will run; --no-verify makes each verify an error ("not
+//     run"), so a run with one cannot pass unverified.
+//   - Config.Name (default: the base name of os.Args[0]) replaces "assay"
+//     in usage text.
 //
 // # assay run
 //

@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -112,7 +115,9 @@ func TestEvalExample(t *testing.T) {
 	for _, format := range []string{"json", "text", "junit"} {
 		t.Run(format, func(t *testing.T) {
 			stdout, stderr, code := runAssay(t, []string{"NO_COLOR=1"}, "eval", "--criteria", example+"/criteria.json", "--sandbox", example+"/sandbox", "--format", format)
-			if code != exitFail || stderr != "" {
+			// One of the 17 criteria is for another patient than the
+			// rollout's (run.json): it is skipped, and stderr says so.
+			if code != exitFail || stderr != `assay: eval: 1 of 17 criteria skipped: scoped to another input entity than "patient-jane-doe" (from ../examples/priorauth/sandbox/run.json)`+"\n" {
 				t.Fatalf("code %d (want 1: verdict partial): %s", code, stderr)
 			}
 			got := stdout
@@ -205,5 +210,41 @@ func TestEvalMalformedStateIsErrorStatus(t *testing.T) {
 	stdout, _, code := runAssay(t, nil, "eval", "--criteria", crit, "--sandbox", filepath.Join(dir, "sb"), "--format", "json")
 	if code != exitFail || !strings.Contains(stdout, `"status": "error"`) || !strings.Contains(stdout, "portal state is not JSON") {
 		t.Fatalf("code %d\n%s", code, stdout)
+	}
+}
+
+// --timeout bounds an evaluation (rule 24): a judge that never answers
+// costs the deadline, not minutes per phrase; the criterion cut short is
+// an error that says so, the report is still printed, and the exit follows
+// the verdict.
+func TestEvalTimeout(t *testing.T) {
+	hang := make(chan struct{})
+	judge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer judge.Close()
+	defer close(hang)
+	dir := t.TempDir()
+	sandbox := filepath.Join(dir, "sandbox")
+	writeFile(t, sandbox, "portal/state.json", portalState)
+	writeFile(t, sandbox, "voice/transcript.txt", "Agent: good news, the payer said yes to our request\nCaller: great\n")
+	criteria := writeFile(t, dir, "criteria.json", `[
+	  {"label": "paid", "weight": 9, "assertion": {"assert": "portal-state-match", "correlate_by": {"resource": "claims", "key": "id", "value": "C-1"}}},
+	  {"label": "confirmed", "assertion": {"assert": "voice-transcript", "speaker": "agent", "contains": ["the request was approved"]}}]`)
+	start := time.Now()
+	stdout, stderr, code := runAssay(t, []string{"ASSAY_JUDGE_URL=" + judge.URL, "ASSAY_JUDGE_MODEL=m"},
+		"eval", "--criteria", criteria, "--sandbox", sandbox, "--timeout", "300ms")
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("eval took %s past a 300ms timeout", took)
+	}
+	if code != exitOK || !strings.Contains(stdout, "PASS  1.000  paid") || !strings.Contains(stdout, "ERROR 0.000  confirmed") ||
+		!strings.Contains(stdout, "evaluation timed out after 300ms") || !strings.Contains(stderr, "evaluation timed out after 300ms") {
+		t.Errorf("code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if _, stderr, code := runAssay(t, nil, "eval", "--criteria", criteria, "--sandbox", sandbox, "--timeout", "0s"); code != exitUsage {
+		t.Errorf("--timeout 0s: code %d, %s", code, stderr)
 	}
 }

@@ -24,11 +24,11 @@ func parseFlags(fs *flag.FlagSet, c *cli, args []string) (positional []string, o
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				c.helped = true
-				printUsage(c.stdout, fs)
+				printUsage(c.usageOut(c.stdout), fs)
 				return nil, false
 			}
 			fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
-			printUsage(c.stderr, fs)
+			printUsage(c.usageOut(c.stderr), fs)
 			return nil, false
 		}
 		args = fs.Args()

@@ -44,18 +44,18 @@ type pathWarner[Path any] interface {
 func registerPathFormat[Doc, Path any](f pathFormat[Doc, Path], summary string) {
 	register(f.name, subcommand{summary: summary, usage: "assay " + f.name + " get FILE PATH...", run: func(_ context.Context, c *cli, args []string) int {
 		if len(args) == 0 {
-			f.printUsage(c.stderr)
+			f.printUsage(c.usageOut(c.stderr))
 			return exitUsage
 		}
 		switch args[0] {
 		case "get":
 			return f.get(c, args[1:])
 		case "-h", "--help", "help":
-			f.printUsage(c.stdout)
+			f.printUsage(c.usageOut(c.stdout))
 			return exitOK
 		}
 		fmt.Fprintf(c.stderr, "assay %s: unknown subcommand %q\n", f.name, args[0])
-		f.printUsage(c.stderr)
+		f.printUsage(c.usageOut(c.stderr))
 		return exitUsage
 	}})
 }

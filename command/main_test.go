@@ -44,3 +44,17 @@ func TestNoArguments(t *testing.T) {
 		t.Fatalf("code %d, stderr %q", code, stderr)
 	}
 }
+
+// A command built with Main names itself in its usage, not assay.
+func TestMainNamesItsProgram(t *testing.T) {
+	var out bytes.Buffer
+	code := Main(context.Background(), []string{"eval", "--help"}, Config{Name: "mykinds", Stdout: &out, Stderr: &out})
+	if code != exitOK || !strings.Contains(out.String(), "usage: mykinds eval --criteria FILE") || strings.Contains(out.String(), "assay eval") {
+		t.Errorf("code %d:\n%s", code, out.String())
+	}
+	out.Reset()
+	Main(context.Background(), nil, Config{Name: "mykinds", Stdout: &out, Stderr: &out})
+	if !strings.Contains(out.String(), "usage: mykinds COMMAND") {
+		t.Errorf("no arguments:\n%s", out.String())
+	}
+}

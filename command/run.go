@@ -105,18 +105,20 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 	// Text streams each run as it is judged, once the server has been
 	// reached (a server no run reaches gets no report, only exit 2).
 	opts := c.textOptions(o.noColor)
-	progress := newProgress(c.stderr)
+	progress := newProgress(c.stderr, 0, "runs done")
 	stream := &runStream{w: c.stdout, name: report.RunNamer(), opts: opts}
 	runner.OnRun = func(r clitask.RunResult, done, total int) {
-		progress.clear()
+		progress.pause()
 		if o.format == report.Text {
 			stream.add(r, agent.Reached())
 		}
-		progress.update(done, total, !r.Passed)
+		progress.stepOf(done, total, !r.Passed)
 	}
-	progress.start()
+	// Model calls are slow: the line's clock is redrawn every second
+	// between runs.
+	progress.tick(time.Second)
 	result, runErr := runner.Run(ctx, o.suite, o.tasks...)
-	progress.stop()
+	progress.done()
 	if out != nil && result != nil {
 		if err := errors.Join(out.writeTrace(result), out.err()); err != nil {
 			fmt.Fprintf(c.stderr, "assay: run: --out: %v\n", err)
@@ -339,88 +341,4 @@ func writeJSONFile(path string, v any, key string) error {
 		return err
 	}
 	return os.WriteFile(path, []byte(redactKey(b.String(), key)), 0o644)
-}
-
-// progress is one updating line on a terminal: runs done, failed, elapsed.
-// It writes nothing when w is not a terminal.
-type progress struct {
-	w     io.Writer
-	on    bool
-	begin time.Time
-
-	mu                  sync.Mutex
-	done, total, failed int
-	shown               bool
-	quit                chan struct{}
-	wg                  sync.WaitGroup
-}
-
-func newProgress(w io.Writer) *progress {
-	return &progress{w: w, on: report.IsTerminal(w), quit: make(chan struct{})}
-}
-
-// start shows the line and refreshes its clock every second.
-func (p *progress) start() {
-	if !p.on {
-		return
-	}
-	p.begin = time.Now()
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-p.quit:
-				return
-			case <-tick.C:
-				p.mu.Lock()
-				p.drawLocked()
-				p.mu.Unlock()
-			}
-		}
-	}()
-}
-
-// update counts a run done and redraws.
-func (p *progress) update(done, total int, failed bool) {
-	if !p.on {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.done, p.total = done, total
-	if failed {
-		p.failed++
-	}
-	p.drawLocked()
-}
-
-func (p *progress) drawLocked() {
-	fmt.Fprintf(p.w, "\r\x1b[Kassay run: %d/%d runs done, %d failed, %s", p.done, p.total, p.failed, time.Since(p.begin).Round(time.Second))
-	p.shown = true
-}
-
-// clear erases the line, so that a report line can be written.
-func (p *progress) clear() {
-	if !p.on {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.shown {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.shown = false
-	}
-}
-
-// stop erases the line for good.
-func (p *progress) stop() {
-	if !p.on {
-		return
-	}
-	close(p.quit)
-	p.wg.Wait()
-	p.clear()
 }

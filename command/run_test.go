@@ -9,31 +9,6 @@ import (
 	"github.com/assaykit/assay/report"
 )
 
-// The progress line is drawn and erased in place on a terminal, and
-// nothing at all is written elsewhere.
-func TestProgress(t *testing.T) {
-	var b bytes.Buffer
-	p := newProgress(&b)
-	p.start()
-	p.update(1, 4, true)
-	p.clear()
-	p.update(2, 4, false)
-	p.stop()
-	if b.Len() != 0 {
-		t.Errorf("not a terminal, yet %q", b.String())
-	}
-	p = &progress{w: &b, on: true, quit: make(chan struct{})}
-	p.start()
-	p.update(1, 4, true)
-	p.clear()
-	p.update(2, 4, false)
-	p.stop()
-	want := "\r\x1b[Kassay run: 1/4 runs done, 1 failed, 0s\r\x1b[K\r\x1b[Kassay run: 2/4 runs done, 1 failed, 0s\r\x1b[K"
-	if b.String() != want {
-		t.Errorf("got %q\nwant %q", b.String(), want)
-	}
-}
-
 // Runs judged before the server was first reached are held back, then
 // written in order.
 func TestRunStream(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,7 +99,7 @@ func TestEvalShardAndMerge(t *testing.T) {
 				seen[r.Run]++
 			}
 		}
-		if stderr != "" && !strings.Contains(stderr, "warning") {
+		if stderr != "" && !strings.Contains(stderr, "warning") && !strings.Contains(stderr, "were skipped") {
 			t.Errorf("shard %d: %s", k, stderr)
 		}
 		files = append(files, writeFile(t, t.TempDir(), "shard.jsonl", out))
@@ -173,6 +174,170 @@ func TestShardingExamples(t *testing.T) {
 			if !strings.Contains(string(data), want) {
 				t.Errorf("%s lacks %s", name, want)
 			}
+		}
+	}
+}
+
+// The benchmark gives every criterion's record over the runs (rule 4):
+// pass rate, mean score, errors and the runs that failed it, in every
+// format; --summary prints only the benchmark.
+func TestEvalRunsCriteriaSummary(t *testing.T) {
+	dir := benchmarkRuns(t, 4)
+	stdout, stderr, code := runAssay(t, nil, "eval", "--runs", dir, "--format", "json", "--summary")
+	if code != exitFail {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	var doc struct {
+		Runs      []json.RawMessage
+		Benchmark struct {
+			Criteria []struct {
+				CriterionID string   `json:"criterion_id"`
+				Label       string   `json:"label"`
+				Kind        *string  `json:"kind"`
+				Axis        *string  `json:"axis"`
+				Runs        int      `json:"runs"`
+				PassRate    float64  `json:"pass_rate"`
+				MeanScore   float64  `json:"mean_score"`
+				Errors      int      `json:"errors"`
+				FailedRuns  []string `json:"failed_runs"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if doc.Runs != nil {
+		t.Errorf("--summary printed the runs")
+	}
+	if len(doc.Benchmark.Criteria) != 1 {
+		t.Fatalf("criteria %+v", doc.Benchmark.Criteria)
+	}
+	c := doc.Benchmark.Criteria[0]
+	if c.CriterionID != "#0" || c.Label != "paid" || *c.Kind != "portal-state-match" || *c.Axis != "correctness" || c.Runs != 4 ||
+		c.PassRate != 0.5 || c.MeanScore != 0.5 || c.Errors != 0 || !slices.Equal(c.FailedRuns, []string{"run-01", "run-03"}) {
+		t.Errorf("criterion %+v", c)
+	}
+	text, _, _ := runAssay(t, nil, "eval", "--runs", dir, "--summary")
+	if strings.Contains(text, "== run-") || !strings.Contains(text, "      50%   0.500       0       4  paid  [#0]  not passed in run-01, run-03\n") {
+		t.Errorf("text summary:\n%s", text)
+	}
+	full, _, _ := runAssay(t, nil, "eval", "--runs", dir)
+	if !strings.Contains(full, "== run-01") || !strings.Contains(full, "\ncriteria:\n") {
+		t.Errorf("text:\n%s", full)
+	}
+	for _, bad := range [][]string{{"--summary", "--format", "jsonl"}, {"--summary", "--format", "junit"}} {
+		if _, _, code := runAssay(t, nil, append([]string{"eval", "--runs", dir}, bad...)...); code != exitUsage {
+			t.Errorf("%v: code %d", bad, code)
+		}
+	}
+}
+
+// Rule 22: a symbolic link to a folder is a run, named as the link; any
+// other entry that is not a run folder is named in one warning.
+func TestEvalRunsLinksAndStrays(t *testing.T) {
+	dir := benchmarkRuns(t, 2)
+	elsewhere := benchmarkRuns(t, 1)
+	if err := os.Symlink(filepath.Join(elsewhere, "run-00"), filepath.Join(dir, "run-linked")); err != nil {
+		t.Skip(err)
+	}
+	writeFile(t, dir, "notes.txt", "x")
+	if err := os.Symlink(filepath.Join(dir, "gone"), filepath.Join(dir, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, _ := runAssay(t, nil, "eval", "--runs", dir, "--format", "jsonl")
+	if !strings.Contains(stdout, `{"run":"run-linked",`) || strings.Count(stdout, `{"run":`) != 3 {
+		t.Errorf("the linked run was not judged:\n%s", stdout)
+	}
+	if strings.Count(stderr, "not a run folder") != 1 || !strings.Contains(stderr, `"dangling", "notes.txt"`) {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+// --merge refuses (exit 2, naming the file and line) what rule 22 names.
+func TestEvalMergeRefuses(t *testing.T) {
+	dir := benchmarkRuns(t, 4)
+	shards := make([]string, 2)
+	for k := range 2 {
+		out, _, _ := runAssay(t, nil, "eval", "--runs", dir, "--format", "jsonl", "--shard", fmt.Sprintf("%d/2", k))
+		shards[k] = out
+		if !strings.Contains(out, `"shard":"`+fmt.Sprintf("%d/2", k)+`"`) || strings.Count(out, `"shard":`) != strings.Count(out, "\n") {
+			t.Fatalf("shard %d: not every line names its shard:\n%s", k, out)
+		}
+	}
+	tmp := t.TempDir()
+	file := func(name, content string) string { return writeFile(t, tmp, name, content) }
+	good0, good1 := file("s0.jsonl", shards[0]), file("s1.jsonl", shards[1])
+	if _, stderr, code := runAssay(t, nil, "eval", "--merge", good0, good1); code != exitFail {
+		t.Fatalf("a good merge: code %d: %s", code, stderr)
+	}
+	firstLine := strings.SplitN(shards[0], "\n", 2)[0]
+	rest := strings.SplitN(shards[0], "\n", 2)[1]
+	withScore := func(score string) string {
+		return regexp.MustCompile(`"score":[^,]+,"verdict":"[a-z]+"`).ReplaceAllString(firstLine, `"score":`+score+`,"verdict":"pass"`) + "\n" + rest
+	}
+	lines := strings.Split(strings.TrimSpace(shards[0]), "\n")
+	for _, tc := range []struct {
+		name  string
+		files []string
+		want  string
+	}{
+		{"score 7", []string{file("a.jsonl", withScore("7")), good1}, "a.jsonl:1: run \"run-00\": score 7 is not a number in [0, 1]"},
+		{"score -5", []string{file("b.jsonl", withScore("-5")), good1}, "b.jsonl:1: run \"run-00\": score -5 is not"},
+		{"score 1e308", []string{file("c.jsonl", withScore("1e308")), good1}, "c.jsonl:1: run \"run-00\": score 1e+308 is not"},
+		{"verdict contradicts score", []string{file("d.jsonl", withScore("0.5")), good1}, `d.jsonl:1: run "run-00": verdict "pass" does not follow from score 0.5`},
+		{"a shard lost its benchmark line", []string{file("e.jsonl", strings.Join(lines[:len(lines)-1], "\n")+"\n"), good1}, "shard 0/2 has no benchmark line"},
+		{"a shard missing", []string{good0}, "shards missing: 1/2"},
+		{"a shard twice", []string{good0, good1, file("f.jsonl", shards[1])}, "the shard is given twice"},
+		{"two splits", []string{good0, good1, file("g.jsonl", strings.ReplaceAll(shards[1], `"1/2"`, `"1/3"`))}, "mix splits"},
+	} {
+		stdout, stderr, code := runAssay(t, nil, append([]string{"eval", "--merge"}, tc.files...)...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: code %d, stderr %q (want %q), stdout %q", tc.name, code, stderr, tc.want, stdout)
+		}
+	}
+}
+
+// --criterion and --kind restrict what is evaluated; ids keep their
+// position; a filter that selects nothing is bad usage.
+func TestEvalFilters(t *testing.T) {
+	dir := t.TempDir()
+	sandbox := filepath.Join(dir, "sandbox")
+	writeFile(t, sandbox, "portal/state.json", portalState)
+	criteria := writeFile(t, dir, "criteria.json", `[
+	  {"label": "paid", "assertion": {"assert": "portal-state-match", "correlate_by": {"resource": "claims", "key": "id", "value": "C-1"}}},
+	  {"id": "order", "label": "order sent", "assertion": {"assert": "hl7-structural"}},
+	  {"label": "exit", "assertion": {"assert": "exit_code", "exit_code": 0}}]`)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--kind", "portal-state-match"}, []string{"[#0]"}},
+		{[]string{"--kind", "hl7-structural,exit_code"}, []string{"[order]", "[#2]"}},
+		{[]string{"--criterion", "^order$"}, []string{"[order]"}},
+		{[]string{"--criterion", "paid|exit"}, []string{"[#0]", "[#2]"}},
+		{[]string{"--criterion", "#2"}, []string{"[#2]"}},
+	} {
+		stdout, stderr, _ := runAssay(t, nil, append([]string{"eval", "--criteria", criteria, "--sandbox", sandbox}, tc.args...)...)
+		got := regexp.MustCompile(`(?m)^(?:PASS |FAIL |ERROR) [0-9.]+  .*  (\[[^\]]+\])$`).FindAllStringSubmatch(stdout, -1)
+		var ids []string
+		for _, m := range got {
+			ids = append(ids, m[1])
+		}
+		if !slices.Equal(ids, tc.want) {
+			t.Errorf("%v: criteria %v, want %v\n%s%s", tc.args, ids, tc.want, stdout, stderr)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--kind", "portal-state-matc"}, `did you mean "portal-state-match"?`},
+		{[]string{"--criterion", "nothing-like-this"}, "selects none of the criteria"},
+		{[]string{"--criterion", "("}, "not a regular expression"},
+	} {
+		_, stderr, code := runAssay(t, nil, append([]string{"eval", "--criteria", criteria, "--sandbox", sandbox}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: code %d, %s", tc.args, code, stderr)
 		}
 	}
 }

@@ -10,8 +10,8 @@ import (
 )
 
 func init() {
-	register("schema", subcommand{summary: "print the JSON Schema of a kind, the suite file, the criterion object or a criteria file",
-		usage: "assay schema [KIND|suite|criterion|criteria] [--draft 2020-12|07]", run: runSchema})
+	register("schema", subcommand{summary: "print the JSON Schema of a kind, of a file assay reads (suite, criterion, criteria, trace, records) or of what it writes (result, benchmark, check, events)",
+		usage: "assay schema [KIND|suite|criterion|criteria|result|benchmark|check|trace|records|events] [--draft 2020-12|07]", run: runSchema})
 }
 
 // schemaBase is the base of the $id every schema assay prints carries, so
@@ -27,6 +27,9 @@ func (c *cli) documentSchemas() map[string]json.RawMessage {
 	for name, s := range extraSchemas {
 		out[name] = s()
 	}
+	for name, s := range outputSchemas() {
+		out[name] = s
+	}
 	return out
 }
 
@@ -35,17 +38,21 @@ func (c *cli) documentSchemas() map[string]json.RawMessage {
 var extraSchemas = map[string]func() json.RawMessage{}
 
 // criteriaFileSchema is the schema of a criteria file (a list of criteria
-// or a list response {"data": [...]}) whose assertion is a oneOf over every
-// registered kind, each told apart by its "assert" constant: what an editor
-// needs to complete and check a criteria file.
+// or a list response {"data": [...]}) whose assertion branches on its
+// "assert" discriminator: "assert" must name a registered kind, and an
+// if/then per kind applies that kind's schema only when "assert" names it.
+// So an editor reports a typo as one error at its key (an unknown key, a
+// value of the wrong type, a kind that does not exist), not as a failed
+// choice among every kind at the root. if/then is draft-07's as well.
 func (c *cli) criteriaFileSchema() json.RawMessage {
 	var criterion map[string]any
 	_ = json.Unmarshal([]byte(assert.CriterionSchema), &criterion)
 	delete(criterion, "$schema")
 	props := criterion["properties"].(map[string]any)
-	var kinds []any
+	kinds := c.registry.Kinds()
+	var branches []any
 	defs := map[string]any{"criterion": criterion}
-	for _, k := range c.registry.Kinds() {
+	for _, k := range kinds {
 		raw, _ := c.registry.Schema(k)
 		var s map[string]any
 		if json.Unmarshal(raw, &s) != nil {
@@ -54,18 +61,30 @@ func (c *cli) criteriaFileSchema() json.RawMessage {
 		delete(s, "$schema")
 		s["$id"] = schemaBase + "kinds/" + k + ".json"
 		defs["kind:"+k] = s
-		kinds = append(kinds, map[string]any{"$ref": "#/$defs/kind:" + k})
+		branches = append(branches, map[string]any{
+			"if":   map[string]any{"required": []any{"assert"}, "properties": map[string]any{"assert": map[string]any{"const": k}}},
+			"then": map[string]any{"$ref": "#/$defs/kind:" + k},
+		})
 	}
-	props["assertion"] = map[string]any{"description": "an assertion spec: {\"assert\": KIND, ...}", "oneOf": kinds}
+	props["assertion"] = map[string]any{
+		"description": "an assertion spec: {\"assert\": KIND, ...}",
+		"type":        "object",
+		"required":    []any{"assert"},
+		"properties":  map[string]any{"assert": map[string]any{"description": "the kind", "enum": kinds}},
+		"allOf":       branches,
+	}
 	list := map[string]any{"type": "array", "items": map[string]any{"$ref": "#/$defs/criterion"}}
 	doc := map[string]any{
 		"$schema": "https://json-schema.org/draft/2020-12/schema",
 		"$id":     schemaBase + "criteria.json",
 		"title":   "assay criteria file",
-		"oneOf": []any{list, map[string]any{
+		"type":    []any{"array", "object"},
+		"if":      map[string]any{"type": "array"},
+		"then":    list,
+		"else": map[string]any{
 			"type": "object", "required": []any{"data"},
 			"properties": map[string]any{"data": list},
-		}},
+		},
 		"$defs": defs,
 	}
 	out, _ := json.Marshal(doc)

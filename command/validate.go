@@ -1,19 +1,23 @@
 package command
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/strictjson"
+	"github.com/assaykit/assay/payer"
+	"github.com/assaykit/assay/serve"
 	"github.com/tidwall/gjson"
 )
 
 func init() {
-	register("validate", subcommand{summary: "validate suite, task and criteria files (every problem at once)", usage: "assay validate FILE...", run: runValidate})
+	register("validate", subcommand{summary: "validate criteria (JSON or YAML), suite and task files, payer policies and phone lines (every problem at once)", usage: "assay validate FILE...", run: runValidate})
 }
 
 // problem is one thing wrong with a file, located by line:column (YAML) or
@@ -49,6 +53,7 @@ var yamlValidator func(path string, data []byte) []problem
 
 func runValidate(_ context.Context, c *cli, args []string) int {
 	fs := newFlags("validate", c)
+	maxFileSize := fs.Int64("max-file-size", check.DefaultMaxFileSize, "the most `BYTES` read from one file")
 	files, ok := parseFlags(fs, c, args)
 	if !ok {
 		return exitUsage
@@ -59,7 +64,7 @@ func runValidate(_ context.Context, c *cli, args []string) int {
 	code := exitOK
 	for _, f := range files {
 		valid := true
-		for _, p := range validateFile(f) {
+		for _, p := range validateFile(f, *maxFileSize) {
 			fmt.Fprintln(c.stderr, p)
 			valid = valid && p.warning
 		}
@@ -72,60 +77,143 @@ func runValidate(_ context.Context, c *cli, args []string) int {
 	return code
 }
 
-func validateFile(path string) []problem {
-	data, err := os.ReadFile(path)
+// validateFile reads a file as eval reads its inputs (a regular file, at
+// most limit bytes: a FIFO or device is a problem, never a hang) and
+// reports every problem in it. What a file is, is told by its content
+// (rule 13), whether it is written in JSON or YAML.
+func validateFile(path string, limit int64) []problem {
+	data, err := readInputFile(path, limit)
 	if err != nil {
 		return []problem{{file: path, message: err.Error()}}
 	}
-	ext := strings.ToLower(filepath.Ext(path))
-	trimmed := bytes.TrimSpace(data)
-	isJSON := ext == ".json" || (ext != ".yaml" && ext != ".yml" && len(trimmed) > 0 && (trimmed[0] == '[' || trimmed[0] == '{'))
-	if isJSON && isCriteriaDocument(trimmed) {
-		return validateCriteria(path, data)
+	yamlText := assert.IsYAMLCriteria(path, data)
+	js := data
+	var pos assert.Positions
+	if yamlText {
+		var err error
+		if js, pos, err = assert.CriteriaYAML(data); err != nil {
+			return criteriaProblems(path, assert.CriteriaErrors{err.(*assert.CriteriaError)})
+		}
+	} else if !gjson.ValidBytes(data) {
+		return validateCriteria(path, data) // it says where the JSON breaks
 	}
+	v := gjson.ParseBytes(js)
+	switch {
+	case v.IsObject() && v.Get("tasks").Exists(), v.IsArray() && !v.Get("0.assertion").Exists():
+		return validateYAML(path, data)
+	case v.IsObject() && v.Get("data").Exists(), v.IsArray():
+		return validateCriteriaJSON(path, js, pos, false)
+	case v.IsObject() && v.Get("assertion").Exists():
+		return validateCriteriaJSON(path, js, pos, true)
+	case v.IsObject() && v.Get("members").Exists():
+		return foreignProblems(path, "a payer policy", func(b []byte) error { _, err := payer.Parse(b); return err }, js)
+	case v.IsObject() && v.Get("nodes").Exists():
+		return foreignProblems(path, "a phone line", serve.ParsePhoneLine, js)
+	}
+	return []problem{{file: path, message: "not a file assay reads: a suite is a mapping with tasks, a task file a list of tasks, " +
+		"a criteria file a list of criteria (or a mapping with data), a payer policy a mapping with members, a phone line a mapping with nodes"}}
+}
+
+// validateYAML validates a suite or task file through the cli-bench
+// validator.
+func validateYAML(path string, data []byte) []problem {
 	if yamlValidator == nil {
 		return []problem{{file: path, message: "cli-bench suite validation is not built into this assay"}}
 	}
 	return yamlValidator(path, data)
 }
 
-// isCriteriaDocument classifies JSON by content: a mapping with "data" (a
-// list response) or "assertion" (one criterion, as criteria create --file
-// takes), or a list whose first item has "assertion". Anything else is
-// read as a suite or task file (JSON is YAML), which reports what it lacks.
-func isCriteriaDocument(data []byte) bool {
-	v := gjson.ParseBytes(data)
-	switch {
-	case !gjson.ValidBytes(data):
-		return true // ValidateCriteria says where the syntax breaks
-	case v.IsObject():
-		return v.Get("data").Exists() || v.Get("assertion").Exists() || !v.Get("tasks").Exists()
-	case v.IsArray():
-		return v.Get("0.assertion").Exists()
+// foreignProblems validates a file with its own parser (a payer policy, a
+// phone line): each problem it reports, located.
+func foreignProblems(path, what string, parse func([]byte) error, data []byte) []problem {
+	err := parse(data)
+	if err == nil {
+		return nil
 	}
-	return true
+	var list strictjson.Errors
+	if errors.As(err, &list) {
+		out := make([]problem, len(list))
+		for i, e := range list {
+			out[i] = problem{file: path, line: e.Line, column: e.Column, pointer: e.Pointer, message: e.Message}
+			if e.Line > 0 && e.Pointer != "" {
+				out[i].message = e.Pointer + ": " + e.Message
+			}
+		}
+		return out
+	}
+	return []problem{{file: path, message: what + ": " + err.Error()}}
 }
 
-// validateCriteria reports every problem of a criteria file at once: its
-// structure (unknown criterion keys, wrong types, JSON syntax with line and
-// column) and each assertion's schema violations, each with the JSON
-// pointer of the offending value in the file. A single criterion object is
-// validated as a one-item list whose pointers start at the root.
+// validateCriteria reports every problem of a JSON criteria file.
 func validateCriteria(path string, data []byte) []problem {
-	single := false
-	if v := gjson.ParseBytes(data); v.IsObject() && !v.Get("data").Exists() && v.Get("assertion").Exists() {
-		single = true
+	return validateCriteriaJSON(path, data, nil, false)
+}
+
+// validateCriteriaJSON reports every problem of a criteria file (its JSON,
+// and pos when it was written in YAML) at once: its structure (unknown
+// criterion keys, wrong types, syntax with line and column), each
+// assertion's schema violations, and what a schema cannot see (lint.go).
+// A single criterion object is validated as a one-item list whose pointers
+// start at the root.
+func validateCriteriaJSON(path string, data []byte, pos assert.Positions, single bool) []problem {
+	if single {
 		data = append(append([]byte{'['}, data...), ']')
 	}
-	var problems []problem
-	for _, ce := range assert.DefaultRegistry().ValidateCriteria(data) {
-		ptr := ce.Pointer
-		if single {
-			ptr = strings.TrimPrefix(ptr, "/0")
-		}
-		problems = append(problems, problem{file: path, pointer: orRoot(ptr), message: ce.Message})
+	problems := assert.DefaultRegistry().ValidateCriteria(data)
+	seen := map[string]bool{}
+	for _, ce := range problems {
+		seen[ce.Pointer] = true
 	}
-	return problems
+	lintProblems, warnings := lintCriteria(data)
+	for _, ce := range lintProblems {
+		if !seen[ce.Pointer] { // the decoder may have said it already
+			problems = append(problems, ce)
+		}
+	}
+	slices.SortStableFunc(problems, func(a, b *assert.CriteriaError) int { return comparePointers(a.Pointer, b.Pointer) })
+	nProblems := len(problems)
+	problems = append(problems, warnings...)
+	for _, ce := range problems {
+		if single {
+			ce.Pointer = strings.TrimPrefix(ce.Pointer, "/0")
+		}
+		if pos != nil && ce.Line == 0 {
+			if p, ok := locateIn(pos, ce.Pointer); ok {
+				ce.Position = p
+			}
+		}
+	}
+	out := criteriaProblems(path, problems)
+	for i := nProblems; i < len(out); i++ {
+		out[i].warning = true
+		out[i].message = out[i].pointer + ": " + out[i].message
+	}
+	return out
+}
+
+// locateIn finds the position of ptr, or of its nearest ancestor.
+func locateIn(pos assert.Positions, ptr string) (assert.Position, bool) {
+	for {
+		if p, ok := pos[ptr]; ok {
+			return p, true
+		}
+		i := strings.LastIndexByte(ptr, '/')
+		if i < 0 {
+			return assert.Position{}, false
+		}
+		ptr = ptr[:i]
+	}
+}
+
+func criteriaProblems(path string, errs assert.CriteriaErrors) []problem {
+	out := make([]problem, len(errs))
+	for i, ce := range errs {
+		out[i] = problem{file: path, line: ce.Line, column: ce.Column, pointer: orRoot(ce.Pointer), message: ce.Message}
+		if ce.Line > 0 && ce.Pointer != "" {
+			out[i].message = ce.Pointer + ": " + ce.Message
+		}
+	}
+	return out
 }
 
 func orRoot(p string) string {
@@ -133,4 +221,22 @@ func orRoot(p string) string {
 		return "/"
 	}
 	return p
+}
+
+// comparePointers orders JSON pointers as document order does: by each
+// token, indexes numerically.
+func comparePointers(a, b string) int {
+	ta, tb := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := 0; i < len(ta) && i < len(tb); i++ {
+		if ta[i] == tb[i] {
+			continue
+		}
+		na, errA := strconv.Atoi(ta[i])
+		nb, errB := strconv.Atoi(tb[i])
+		if errA == nil && errB == nil {
+			return na - nb
+		}
+		return 0 // keys: keep the order found
+	}
+	return len(ta) - len(tb)
 }

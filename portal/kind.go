@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
@@ -105,7 +106,11 @@ func (m *stateMatch) Check(ctx context.Context, env *assert.Env) assert.Result {
 		searched += fmt.Sprintf(" in portal %q", m.portal)
 	}
 	if !ix.present {
-		searched += " (the state has no such resource)"
+		if portals := state.portalsHolding(c.resource); m.portal == "" && len(portals) > 0 {
+			searched += fmt.Sprintf(" (the state is keyed by portal: name one of: %s)", strings.Join(portals, ", "))
+		} else {
+			searched += " (the state has no such resource)"
+		}
 	}
 	return check.Candidates[row]{
 		Items:  rows,

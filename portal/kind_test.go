@@ -207,3 +207,22 @@ func TestStateOf(t *testing.T) {
 		t.Fatal("a function made a state")
 	}
 }
+
+// A criterion that names no portal, against a state keyed by portal, says
+// which portals the state holds.
+func TestNoPortalAgainstAStateKeyedByPortal(t *testing.T) {
+	st, err := portal.ParseState([]byte(`{"payer-portal": {"prior_auths": [{"member_id": "W1"}]}, "other": {"claims": []}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := assert.NewEnv()
+	portal.Attach(env, portal.MemorySource(st))
+	a, err := assert.Decode([]byte(`{"assert": "portal-state-match", "correlate_by": {"resource": "prior_auths", "key": "member_id"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := assert.Run(context.Background(), a, env)
+	if res.Status != assert.StatusFailed || !strings.Contains(res.Details, `the state is keyed by portal: name one of: "payer-portal"`) {
+		t.Errorf("%s: %s", res.Status, res.Details)
+	}
+}

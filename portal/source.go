@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/assaykit/assay/assert"
@@ -95,6 +97,21 @@ func (m memorySource) State(context.Context) (*State, error) {
 
 // index returns the rows of resource (in portal, when not "") that have the
 // column key, building the index on first use.
+// portalsHolding returns, quoted and sorted, the top-level keys of the
+// state whose value is an object holding resource: the portals of a state
+// keyed by portal ({portal: {resource: rows}}).
+func (s *State) portalsHolding(resource string) []string {
+	var out []string
+	gjson.Parse(s.doc).ForEach(func(k, v gjson.Result) bool {
+		if v.IsObject() && v.Get(gjson.Escape(resource)).Exists() {
+			out = append(out, strconv.Quote(k.Str))
+		}
+		return true
+	})
+	sort.Strings(out)
+	return out
+}
+
 func (s *State) index(portal, resource, key string) *rowIndex {
 	k := indexKey{portal, resource, key}
 	s.mu.Lock()

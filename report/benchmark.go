@@ -1,10 +1,14 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/assaykit/assay/assert"
@@ -13,11 +17,15 @@ import (
 
 // Run is the task result of one run of a benchmark, named by its folder.
 type Run struct {
-	Name   string
+	Name string
+	// Shard is "K/N" when the run was judged as part of shard K of N
+	// (assay eval --shard); it is written on the run's JSON line.
+	Shard  string
 	Result assert.TaskResult
 }
 
-// MarshalJSON writes {"run": NAME, ...the task result's keys...}.
+// MarshalJSON writes {"run": NAME, "shard"?: "K/N", ...the task result's
+// keys...}.
 func (r Run) MarshalJSON() ([]byte, error) {
 	task, err := jsonenc.Marshal(r.Result)
 	if err != nil {
@@ -30,6 +38,11 @@ func (r Run) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"run":`)
 	b.Write(name)
+	if r.Shard != "" {
+		shard, _ := jsonenc.Marshal(r.Shard)
+		b.WriteString(`,"shard":`)
+		b.Write(shard)
+	}
 	if rest := bytes.TrimPrefix(bytes.TrimSpace(task), []byte("{")); len(rest) > 1 {
 		b.WriteByte(',')
 		b.Write(rest)
@@ -42,7 +55,8 @@ func (r Run) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads what MarshalJSON writes.
 func (r *Run) UnmarshalJSON(data []byte) error {
 	var name struct {
-		Run *string `json:"run"`
+		Run   *string `json:"run"`
+		Shard string  `json:"shard"`
 	}
 	if err := json.Unmarshal(data, &name); err != nil {
 		return err
@@ -50,48 +64,213 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 	if name.Run == nil {
 		return fmt.Errorf(`a run's result needs a "run" name`)
 	}
-	r.Name = *name.Run
+	r.Name, r.Shard = *name.Run, name.Shard
 	return json.Unmarshal(data, &r.Result)
 }
 
 // WriteBenchmark writes the results of many runs and their benchmark in
-// format f. JSON is {"runs": [{"run": NAME, ...task result...}],
-// "benchmark": {...}}; JSONL is one line per run then one
-// {"benchmark": ...} line (WriteRunLine and WriteBenchmarkLine write them
-// one at a time, for streaming); Text lists each run's criteria under its
-// name, then the benchmark; JUnit has one testsuite per run.
+// format f, as a BenchmarkWriter does, with b as the benchmark. JSON is
+// {"runs": [{"run": NAME, ...task result...}], "benchmark": {...}}; JSONL
+// is one line per run then one {"benchmark": ...} line; Text lists each
+// run's failing criteria under its name, then the benchmark; JUnit has one
+// testsuite per run; HTML is one self-contained page.
 func WriteBenchmark(w io.Writer, f Format, runs []Run, b assert.BenchmarkResult, o Options) error {
-	switch f {
-	case JSON:
-		if runs == nil {
-			runs = []Run{}
-		}
-		return writeJSON(w, struct {
-			Runs      []Run                  `json:"runs"`
-			Benchmark assert.BenchmarkResult `json:"benchmark"`
-		}{runs, b})
-	case JSONL:
-		for _, r := range runs {
-			if err := WriteRunLine(w, r); err != nil {
-				return err
-			}
-		}
-		return WriteBenchmarkLine(w, b)
-	case JUnit:
-		suites := make([]junitSuite, len(runs))
-		for i, r := range runs {
-			suites[i] = taskSuite(r.Name, r.Result)
-		}
-		return writeJUnit(w, "assay eval --runs", suites)
-	case Text:
-		for _, r := range runs {
-			if err := WriteRunText(w, r, o); err != nil {
-				return err
-			}
-		}
-		return WriteBenchmarkText(w, b, len(runs), o)
+	bw, err := NewBenchmarkWriter(w, f, o)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("report: a benchmark cannot be written as %q", f)
+	bw.final = &b
+	for _, r := range runs {
+		if err := bw.Add(r); err != nil {
+			bw.discard()
+			return err
+		}
+	}
+	_, err = bw.Close()
+	return err
+}
+
+// BenchmarkWriter writes a benchmark as its runs are judged: each run is
+// written (or, for JUnit and HTML, spooled to a temporary file) and
+// dropped, and only the benchmark's aggregates are kept
+// (assert.BenchmarkBuilder), so writing a benchmark of any number of runs
+// needs memory for one run and the criteria, not for every run.
+type BenchmarkWriter struct {
+	w       io.Writer
+	f       Format
+	o       Options
+	builder assert.BenchmarkBuilder
+	final   *assert.BenchmarkResult // WriteBenchmark's given benchmark
+	n       int
+	spool   *os.File // JUnit and HTML: the runs' parts, written at Close
+	spoolW  *bufio.Writer
+	junit   junitSuites // JUnit: the totals
+	seconds float64     // JUnit: the time of every case
+	err     error
+}
+
+// NewBenchmarkWriter returns a writer of a benchmark in format f (Text,
+// JSON, JSONL, JUnit or HTML). Add each run in the order it should be
+// listed, then Close.
+func NewBenchmarkWriter(w io.Writer, f Format, o Options) (*BenchmarkWriter, error) {
+	switch f {
+	case Text, JSON, JSONL, JUnit, HTML:
+	default:
+		return nil, fmt.Errorf("report: a benchmark cannot be written as %q", f)
+	}
+	bw := &BenchmarkWriter{w: w, f: f, o: o}
+	if f == JUnit || (f == HTML && !o.Summary) {
+		spool, err := os.CreateTemp("", "assay-benchmark-*")
+		if err != nil {
+			return nil, fmt.Errorf("report: a benchmark in %s needs a temporary file: %w", f, err)
+		}
+		// The file is only ever read back through its handle.
+		_ = os.Remove(spool.Name())
+		bw.spool, bw.spoolW = spool, bufio.NewWriterSize(spool, 64<<10)
+	}
+	return bw, nil
+}
+
+// Add writes (or spools) one run and adds it to the benchmark.
+func (bw *BenchmarkWriter) Add(r Run) error {
+	if bw.err != nil {
+		return bw.err
+	}
+	if r.Shard == "" {
+		r.Shard = bw.o.Shard
+	}
+	bw.builder.Add(r.Name, r.Result)
+	bw.n++
+	switch bw.f {
+	case JSONL:
+		if !bw.o.Summary {
+			bw.err = WriteRunLine(bw.w, r)
+		}
+	case Text:
+		if !bw.o.Summary {
+			bw.err = WriteRunText(bw.w, r, bw.o)
+		}
+	case JSON:
+		if !bw.o.Summary {
+			bw.err = bw.writeJSONRun(r)
+		}
+	case JUnit:
+		s := taskSuite(r.Name, r.Result)
+		bw.junit.Tests += s.Tests
+		bw.junit.Failures += s.Failures
+		bw.junit.Errors += s.Errors
+		bw.seconds += s.seconds
+		enc := xml.NewEncoder(bw.spoolW)
+		enc.Indent("  ", "  ")
+		if bw.err = enc.EncodeElement(s, xml.StartElement{Name: xml.Name{Local: "testsuite"}}); bw.err == nil {
+			_, bw.err = bw.spoolW.WriteString("\n")
+		}
+	case HTML:
+		if bw.spoolW != nil {
+			bw.err = writeHTMLRun(bw.spoolW, bw.n, r)
+		}
+	}
+	return bw.err
+}
+
+func (bw *BenchmarkWriter) writeJSONRun(r Run) error {
+	data, err := jsonenc.Marshal(r)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if bw.n == 1 {
+		b.WriteString("{\n  \"runs\": [\n    ")
+	} else {
+		b.WriteString(",\n    ")
+	}
+	if err := json.Indent(&b, data, "    ", "  "); err != nil {
+		return err
+	}
+	_, err = bw.w.Write(b.Bytes())
+	return err
+}
+
+// Close writes the benchmark (and, for JUnit and HTML, the runs spooled)
+// and returns it.
+func (bw *BenchmarkWriter) Close() (assert.BenchmarkResult, error) {
+	defer bw.discard()
+	bm := bw.builder.Result()
+	if bw.final != nil {
+		bm = *bw.final
+	}
+	if bw.err != nil {
+		return bm, bw.err
+	}
+	var err error
+	switch bw.f {
+	case JSONL:
+		err = writeJSONLine(bw.w, struct {
+			Benchmark assert.BenchmarkResult `json:"benchmark"`
+			Shard     string                 `json:"shard,omitempty"`
+		}{bm, bw.o.Shard})
+	case Text:
+		err = WriteBenchmarkText(bw.w, bm, bw.n, bw.o)
+	case JSON:
+		err = bw.closeJSON(bm)
+	case JUnit:
+		err = bw.closeJUnit()
+	case HTML:
+		err = bw.closeHTML(bm)
+	}
+	return bm, err
+}
+
+func (bw *BenchmarkWriter) closeJSON(bm assert.BenchmarkResult) error {
+	data, err := jsonenc.Marshal(bm)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	switch {
+	case bw.o.Summary:
+		b.WriteString("{\n")
+	case bw.n == 0:
+		b.WriteString("{\n  \"runs\": [],\n")
+	default:
+		b.WriteString("\n  ],\n")
+	}
+	b.WriteString(`  "benchmark": `)
+	if err := json.Indent(&b, data, "  ", "  "); err != nil {
+		return err
+	}
+	b.WriteString("\n}\n")
+	_, err = bw.w.Write(b.Bytes())
+	return err
+}
+
+func (bw *BenchmarkWriter) closeJUnit() error {
+	if err := bw.spoolW.Flush(); err != nil {
+		return err
+	}
+	if _, err := bw.spool.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	var name strings.Builder
+	_ = xml.EscapeText(&name, []byte("assay eval --runs"))
+	head := fmt.Sprintf("%s<testsuites name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%s\">\n",
+		xml.Header, name.String(), bw.junit.Tests, bw.junit.Failures, bw.junit.Errors, Decimal(bw.seconds))
+	if _, err := io.WriteString(bw.w, head); err != nil {
+		return err
+	}
+	if _, err := io.Copy(bw.w, bw.spool); err != nil {
+		return err
+	}
+	_, err := io.WriteString(bw.w, "</testsuites>\n")
+	return err
+}
+
+// discard drops the spool file, if any.
+func (bw *BenchmarkWriter) discard() {
+	if bw.spool != nil {
+		bw.spool.Close()
+		bw.spool, bw.spoolW = nil, nil
+	}
 }
 
 // WriteRunLine writes one run's result as a line of JSON.
@@ -108,8 +287,12 @@ func WriteBenchmarkLine(w io.Writer, b assert.BenchmarkResult) error {
 // score and verdict.
 func WriteRunText(w io.Writer, r Run, o Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "== %s  score %.3f  verdict %s  (%d passed, %d failed, %d errors)\n", r.Name, r.Result.Score,
-		verdictText(r.Result.Verdict, o), r.Result.Counts.Passed, r.Result.Counts.Failed, r.Result.Counts.Error)
+	skipped := ""
+	if r.Result.Counts.Skipped > 0 {
+		skipped = fmt.Sprintf(", %d skipped", r.Result.Counts.Skipped)
+	}
+	fmt.Fprintf(&b, "== %s  score %.3f  verdict %s  (%d passed, %d failed, %d errors%s)\n", Escape(r.Name), r.Result.Score,
+		verdictText(r.Result.Verdict, o), r.Result.Counts.Passed, r.Result.Counts.Failed, r.Result.Counts.Error, skipped)
 	for _, cr := range r.Result.Criteria {
 		if cr.Status != assert.StatusPassed {
 			writeCriterion(&b, cr, o, "   ")
@@ -119,43 +302,147 @@ func WriteRunText(w io.Writer, r Run, o Options) error {
 	return err
 }
 
+// maxFailedRunsShown is how many of the runs that failed a criterion the
+// text table names.
+const maxFailedRunsShown = 5
+
 // WriteBenchmarkText writes the benchmark: its score and verdict, the axes,
-// and the verdict counts over n runs.
+// the verdict counts over n runs, and a table of the criteria (pass rate,
+// mean score, errors, runs; the first runs that failed each).
 func WriteBenchmarkText(w io.Writer, bm assert.BenchmarkResult, n int, o Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nbenchmark over %d runs: score %.3f  verdict %s\n", n, bm.Score, verdictText(bm.Verdict, o))
+	fmt.Fprintf(&b, "\nbenchmark over %d %s: score %.3f  verdict %s\n", n, plural(n, "run", "runs"), bm.Score, verdictText(bm.Verdict, o))
 	for _, name := range sortedKeys(bm.Axes) {
 		a := bm.Axes[name]
-		fmt.Fprintf(&b, "  %-20s %.3f  (%d runs)\n", name, a.Score, a.Runs)
+		fmt.Fprintf(&b, "  %-20s %.3f  (%d %s)\n", Escape(name), a.Score, a.Runs, plural(a.Runs, "run", "runs"))
 	}
 	fmt.Fprintf(&b, "verdicts: %d pass, %d partial, %d fail\n", bm.Verdicts.Pass, bm.Verdicts.Partial, bm.Verdicts.Fail)
+	if len(bm.Criteria) > 0 {
+		b.WriteString("\ncriteria:\n")
+		fmt.Fprintf(&b, "  %9s  %6s  %6s  %6s  %s\n", "pass rate", "mean", "errors", "runs", "criterion")
+		for _, c := range bm.Criteria {
+			rate := Percent(c.PassRate * 100)
+			if o.Color {
+				colour := green
+				switch {
+				case c.PassRate < 0.5:
+					colour = red
+				case c.PassRate < 1:
+					colour = yellow
+				}
+				rate = colour + fmt.Sprintf("%9s", rate) + reset
+			}
+			fmt.Fprintf(&b, "  %9s  %6.3f  %6d  %6d  %s  [%s]", rate, c.MeanScore, c.Errors, c.Runs, Escape(criterionName(c)), Escape(c.CriterionID))
+			if len(c.FailedRuns) > 0 {
+				shown := c.FailedRuns[:min(len(c.FailedRuns), maxFailedRunsShown)]
+				names := make([]string, len(shown))
+				for i, r := range shown {
+					names[i] = Escape(r)
+				}
+				more := ""
+				if len(c.FailedRuns) > len(shown) {
+					more = fmt.Sprintf(" and %d more", len(c.FailedRuns)-len(shown))
+				}
+				fmt.Fprintf(&b, "  not passed in %s%s", strings.Join(names, ", "), more)
+			}
+			b.WriteString("\n")
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func criterionName(c assert.BenchmarkCriterion) string {
+	if c.Label == "" {
+		return c.CriterionID
+	}
+	return c.Label
+}
+
+// Record is one line of a benchmark's JSON lines: a run's result or the
+// benchmark, with the shard it came from.
+type Record struct {
+	// Line is the record's 1-based line number.
+	Line int
+	// Run is set for a run's line, Benchmark for the benchmark line.
+	Run       *Run
+	Benchmark *assert.BenchmarkResult
+	// Shard is the line's "shard" ("" when it has none).
+	Shard string
+}
+
+// JSONLReader reads the JSON lines a BenchmarkWriter writes in JSONL, one
+// record at a time.
+type JSONLReader struct {
+	sc   *bufio.Scanner
+	line int
+}
+
+// NewJSONLReader reads records from r; a line longer than maxLine bytes
+// (<= 0: 64 MiB) is an error.
+func NewJSONLReader(r io.Reader, maxLine int) *JSONLReader {
+	if maxLine <= 0 {
+		maxLine = 64 << 20
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	return &JSONLReader{sc: sc}
+}
+
+// Next returns the next record, or io.EOF after the last. Blank lines are
+// skipped. Errors name the line.
+func (jr *JSONLReader) Next() (Record, error) {
+	for jr.sc.Scan() {
+		jr.line++
+		raw := bytes.TrimSpace(jr.sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		rec := Record{Line: jr.line}
+		var probe struct {
+			Benchmark *assert.BenchmarkResult `json:"benchmark"`
+			Shard     string                  `json:"shard"`
+		}
+		if err := json.Unmarshal(raw, &probe); err != nil {
+			return rec, fmt.Errorf("line %d: %w", jr.line, err)
+		}
+		rec.Shard = probe.Shard
+		if probe.Benchmark != nil {
+			rec.Benchmark = probe.Benchmark
+			return rec, nil
+		}
+		var run Run
+		if err := json.Unmarshal(raw, &run); err != nil {
+			return rec, fmt.Errorf("line %d: %w", jr.line, err)
+		}
+		rec.Run = &run
+		return rec, nil
+	}
+	if err := jr.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return Record{}, fmt.Errorf("line %d: longer than the limit", jr.line+1)
+		}
+		return Record{}, err
+	}
+	return Record{}, io.EOF
 }
 
 // ReadJSONL reads JSON lines written by WriteRunLine (a {"benchmark": ...}
 // line is skipped, since a merge recomputes it) and returns the runs in the
 // order read. Errors name the line.
 func ReadJSONL(r io.Reader) ([]Run, error) {
-	dec := json.NewDecoder(r)
+	jr := NewJSONLReader(r, 0)
 	var runs []Run
-	for line := 1; ; line++ {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err == io.EOF {
+	for {
+		rec, err := jr.Next()
+		if err == io.EOF {
 			return runs, nil
-		} else if err != nil {
-			return nil, fmt.Errorf("record %d: %w", line, err)
 		}
-		var probe struct {
-			Benchmark json.RawMessage `json:"benchmark"`
+		if err != nil {
+			return nil, err
 		}
-		if json.Unmarshal(raw, &probe) == nil && probe.Benchmark != nil {
-			continue
+		if rec.Run != nil {
+			runs = append(runs, *rec.Run)
 		}
-		var run Run
-		if err := json.Unmarshal(raw, &run); err != nil {
-			return nil, fmt.Errorf("record %d: %w", line, err)
-		}
-		runs = append(runs, run)
 	}
 }

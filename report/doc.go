@@ -25,4 +25,20 @@
 // assertion; a failed check is a <failure> whose text carries the details
 // and the field diffs, a check that could not run an <error>; times are
 // decimal seconds.
+//
+// HTML is one self-contained page (inline style and script; a
+// Content-Security-Policy forbids every fetch), built with html/template so
+// that every string from the input is escaped.
+//
+// Decisions where the design is silent:
+//
+//   - Text escapes every string that came from input (Escape): control
+//     characters, escape sequences, Unicode format characters and invalid
+//     UTF-8 are written as backslash escapes on one line; printable text,
+//     non-ASCII letters included, is unchanged.
+//   - A benchmark in text ends with a table of the criteria: pass rate,
+//     mean score, errors, runs, label and id, and the first five runs that
+//     did not pass each. HTML names the first twenty.
+//   - BenchmarkWriter writes a benchmark as its runs come and keeps only
+//     aggregates; WriteBenchmark is a BenchmarkWriter over a slice.
 package report

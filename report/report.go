@@ -15,7 +15,7 @@ import (
 // Format is an output format.
 type Format string
 
-// The formats. JSONL applies to benchmarks only.
+// The formats (and HTML, in html.go). JSONL applies to benchmarks only.
 const (
 	Text  Format = "text"
 	JSON  Format = "json"
@@ -24,10 +24,10 @@ const (
 )
 
 // ParseFormat reads a --format value; allowed lists the formats the caller
-// accepts (all four when empty).
+// accepts (all five when empty).
 func ParseFormat(s string, allowed ...Format) (Format, error) {
 	if len(allowed) == 0 {
-		allowed = []Format{Text, JSON, JUnit, JSONL}
+		allowed = []Format{Text, JSON, JUnit, JSONL, HTML}
 	}
 	for _, f := range allowed {
 		if Format(s) == f {
@@ -48,10 +48,19 @@ func orList(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// Options tune the text format.
+// Options tune the output.
 type Options struct {
-	// Color marks statuses with ANSI colours.
+	// Color marks statuses with ANSI colours (text only).
 	Color bool
+	// Summary writes only a benchmark's summary, without its runs (text,
+	// JSON, HTML).
+	Summary bool
+	// Shard ("K/N") is written on every JSON line of a benchmark judged as
+	// shard K of N, its benchmark line included.
+	Shard string
+	// Evidence adds each assertion's evidence to a cli-bench report's JSON
+	// (assay check --evidence).
+	Evidence bool
 }
 
 // ColorFor reports whether text written to w should be coloured: w is a

@@ -177,7 +177,7 @@ func TestJSONLRoundTrip(t *testing.T) {
 	if len(back) != 2 || back[0].Name != "run-a" || back[0].Result.Score != runs[0].Result.Score || back[0].Result.Counts != runs[0].Result.Counts {
 		t.Fatalf("%+v", back)
 	}
-	if _, err := report.ReadJSONL(strings.NewReader("{\"run\": \"a\", \"score\": 1}\n{\"score\": 1}\n")); err == nil || !strings.Contains(err.Error(), "record 2") {
+	if _, err := report.ReadJSONL(strings.NewReader("{\"run\": \"a\", \"score\": 1}\n{\"score\": 1}\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("a line without a run name: %v", err)
 	}
 }

@@ -18,6 +18,9 @@ import (
 func WriteSuite(w io.Writer, f Format, r *clitask.Report, o Options) error {
 	switch f {
 	case JSON:
+		if o.Evidence {
+			return writeJSON(w, withEvidence(r))
+		}
 		return writeJSON(w, r)
 	case JUnit:
 		return writeJUnit(w, "assay check", suiteSuites(r))
@@ -71,12 +74,12 @@ func WriteSuiteRunText(w io.Writer, name string, run clitask.RunResult, o Option
 	if !run.Passed {
 		st = assert.StatusFailed
 	}
-	fmt.Fprintf(&b, "%s %s\n", mark(st, o), name)
+	fmt.Fprintf(&b, "%s %s\n", mark(st, o), Escape(name))
 	if run.Error != "" {
-		fmt.Fprintf(&b, "      %-6s attempt: %s\n", assert.StatusError, strings.ReplaceAll(run.Error, "\n", "\n             "))
+		fmt.Fprintf(&b, "      %-6s attempt: %s\n", assert.StatusError, Escape(run.Error))
 	}
 	for _, a := range run.Assertions {
-		fmt.Fprintf(&b, "      %-6s %s: %s\n", a.Status, a.Kind, strings.ReplaceAll(a.Details, "\n", "\n             "))
+		fmt.Fprintf(&b, "      %-6s %s: %s\n", a.Status, Escape(a.Kind), Escape(a.Details))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -94,13 +97,13 @@ func WriteSuiteSummaryText(w io.Writer, r *clitask.Report, o Options) error {
 	}
 	fmt.Fprintf(&b, "\n%d passed, %d failed\n", passed, len(r.Runs)-passed)
 	if len(r.NotRun) > 0 {
-		fmt.Fprintf(&b, "\nnot run: %s\n", strings.Join(r.NotRun, ", "))
+		fmt.Fprintf(&b, "\nnot run: %s\n", Escape(strings.Join(r.NotRun, ", ")))
 	}
 	if len(r.PassRates) > 0 {
 		b.WriteString("\npass rates:\n")
 		for _, m := range sortedKeys(r.PassRates) {
 			pr := r.PassRates[m]
-			fmt.Fprintf(&b, "  %-30s %d/%d  %s\n", m, pr.Passed, pr.Total, Percent(pr.Rate))
+			fmt.Fprintf(&b, "  %-30s %d/%d  %s\n", Escape(m), pr.Passed, pr.Total, Percent(pr.Rate))
 		}
 	}
 	if len(r.ByHelpMode) > 0 {
@@ -130,7 +133,7 @@ func WriteSuiteSummaryText(w io.Writer, r *clitask.Report, o Options) error {
 					state = red + state + reset
 				}
 			}
-			fmt.Fprintf(&b, "  %-30s %s, minimum %s  %s\n", t.Model, Percent(t.Rate), Percent(t.Minimum), state)
+			fmt.Fprintf(&b, "  %-30s %s, minimum %s  %s\n", Escape(t.Model), Percent(t.Rate), Percent(t.Minimum), state)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -182,4 +185,31 @@ func suiteSuites(r *clitask.Report) []junitSuite {
 		suites = append(suites, s)
 	}
 	return suites
+}
+
+// withEvidence is a cli-bench report whose assertions carry their evidence
+// (after details), for assay check --evidence.
+func withEvidence(r *clitask.Report) any {
+	type assertion struct {
+		clitask.AssertionResult
+		Evidence any `json:"evidence"`
+	}
+	type run struct {
+		clitask.RunResult
+		Assertions []assertion `json:"assertions"`
+	}
+	runs := make([]run, len(r.Runs))
+	for i, rr := range r.Runs {
+		runs[i].RunResult = rr
+		runs[i].Assertions = make([]assertion, len(rr.Assertions))
+		for j, a := range rr.Assertions {
+			runs[i].Assertions[j] = assertion{a, a.Evidence}
+		}
+	}
+	return struct {
+		Runs       []run                       `json:"runs"`
+		NotRun     []string                    `json:"not_run"`
+		PassRates  map[string]clitask.PassRate `json:"pass_rates"`
+		Thresholds []clitask.ThresholdResult   `json:"thresholds"`
+	}{runs, r.NotRun, r.PassRates, r.Thresholds}
 }

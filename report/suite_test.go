@@ -65,7 +65,7 @@ func TestWriteSuite(t *testing.T) {
 		for _, want := range []string{
 			"PASS  add [m] #1\n      passed exit_code: Exited 0.\n",
 			"FAIL  add [m] #2\n",
-			"      failed output_contains: stdout lacks \"done\":\n             line two\n",
+			"      failed output_contains: stdout lacks \"done\":\\nline two\n",
 			"FAIL  rm [default] #1\n      error  verify: verify timed out\n",
 			"\n1 passed, 2 failed\n",
 			"\nnot run: ls\n",

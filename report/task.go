@@ -4,15 +4,18 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/assaykit/assay/assert"
 )
 
 // WriteTask writes one task result (criteria evaluated against one
-// rollout) in format f: Text, JSON or JUnit.
+// rollout) in format f: Text, JSON, JUnit or HTML.
 func WriteTask(w io.Writer, f Format, r assert.TaskResult, o Options) error {
 	switch f {
+	case HTML:
+		return writeTaskHTML(w, r)
 	case JSON:
 		return writeJSON(w, r)
 	case JUnit:
@@ -70,13 +73,13 @@ func labelOf(cr assert.CriterionResult) string {
 // writeCriterion writes one criterion: the mark, score, label and id, the
 // details, and for a failure every failing field.
 func writeCriterion(b *strings.Builder, cr assert.CriterionResult, o Options, pad string) {
-	fmt.Fprintf(b, "%s%s %.3f  %s  [%s]\n", pad, mark(cr.Status, o), cr.Score, labelOf(cr), cr.CriterionID)
+	fmt.Fprintf(b, "%s%s %.3f  %s  [%s]\n", pad, mark(cr.Status, o), cr.Score, Escape(labelOf(cr)), Escape(cr.CriterionID))
 	if cr.Details != "" {
-		fmt.Fprintf(b, "%s             %s\n", pad, strings.ReplaceAll(cr.Details, "\n", "\n"+pad+"             "))
+		fmt.Fprintf(b, "%s             %s\n", pad, Escape(cr.Details))
 	}
 	if cr.Status == assert.StatusFailed {
 		for _, d := range FieldDiffs(cr.Evidence) {
-			fmt.Fprintf(b, "%s               %s\n", pad, d)
+			fmt.Fprintf(b, "%s               %s\n", pad, Escape(d.String()))
 		}
 	}
 }
@@ -91,7 +94,11 @@ func writeTaskText(w io.Writer, r assert.TaskResult, o Options) error {
 	}
 	writeAxes(&b, r.Axes)
 	writeCountsAndFailures(&b, r, o, "")
-	fmt.Fprintf(&b, "score %.3f  verdict %s  (%d criteria)\n", r.Score, verdictText(r.Verdict, o), len(r.Criteria))
+	skipped := ""
+	if r.Counts.Skipped > 0 {
+		skipped = fmt.Sprintf(", %d skipped", r.Counts.Skipped)
+	}
+	fmt.Fprintf(&b, "score %.3f  verdict %s  (%d %s%s)\n", r.Score, verdictText(r.Verdict, o), len(r.Criteria), plural(len(r.Criteria), "criterion", "criteria"), skipped)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -103,7 +110,7 @@ func writeAxes(b *strings.Builder, axes map[string]assert.AxisScore) {
 	b.WriteString("\naxes:\n")
 	for _, name := range sortedKeys(axes) {
 		a := axes[name]
-		fmt.Fprintf(b, "  %-20s %.3f  (weight %s)\n", name, a.Score, trimFloat(a.Weight))
+		fmt.Fprintf(b, "  %-20s %.3f  (weight %s)\n", Escape(name), a.Score, trimFloat(a.Weight))
 	}
 }
 
@@ -111,6 +118,9 @@ func writeAxes(b *strings.Builder, axes map[string]assert.AxisScore) {
 // criteria that did not pass again, so a long report ends with what to fix.
 func writeCountsAndFailures(b *strings.Builder, r assert.TaskResult, o Options, pad string) {
 	fmt.Fprintf(b, "\n%s%d passed, %d failed, %d errors\n", pad, r.Counts.Passed, r.Counts.Failed, r.Counts.Error)
+	if line := skippedLine(r); line != "" {
+		fmt.Fprintf(b, "%s%s\n", pad, line)
+	}
 	var bad []assert.CriterionResult
 	for _, cr := range r.Criteria {
 		if cr.Status != assert.StatusPassed {
@@ -120,17 +130,31 @@ func writeCountsAndFailures(b *strings.Builder, r assert.TaskResult, o Options, 
 	if len(bad) > 0 {
 		fmt.Fprintf(b, "\n%sfailures:\n", pad)
 		for _, cr := range bad {
-			fmt.Fprintf(b, "%s  %s %s  [%s]: %s\n", pad, mark(cr.Status, o), labelOf(cr), cr.CriterionID, firstLine(cr.Details))
+			fmt.Fprintf(b, "%s  %s %s  [%s]: %s\n", pad, mark(cr.Status, o), Escape(labelOf(cr)), Escape(cr.CriterionID), Escape(cr.Details))
 		}
 	}
 	b.WriteString("\n")
 }
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
+// skippedLine says how many criteria were left out and why, or "" when
+// none were.
+func skippedLine(r assert.TaskResult) string {
+	if r.Counts.Skipped == 0 {
+		return ""
 	}
-	return s
+	why := "scoped to another input entity"
+	if r.Entity != "" {
+		why += " than " + strconv.Quote(r.Entity)
+	}
+	return fmt.Sprintf("%d %s skipped: %s", r.Counts.Skipped, plural(r.Counts.Skipped, "criterion", "criteria"), why)
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func taskSuite(name string, r assert.TaskResult) junitSuite {

@@ -34,9 +34,12 @@
 // check first needs them, once. Close the Env when done: a live source holds
 // its connection until then.
 //
-// Load does not apply run.json: the entity a rollout was run for is a
-// choice of what to evaluate, made by the caller. RunEntity reads it for
-// assert.WithEntity; assay eval does that, and lets --entity win over it.
+// Load and LoadFS apply run.json: the input entity it names is recorded in
+// the Env (assert.Env.SetEntity), so that assert.Evaluate on that Env runs
+// only the entity's criteria and the unscoped ones, and counts the others
+// as skipped (TaskResult.Counts.Skipped): the library gives what assay eval
+// gives on the same folder. assert.WithEntity (assay eval --entity) wins
+// over it. RunEntity reads run.json on its own.
 //
 // RegisterFolder adds a folder of your own, for the evidence of a kind you
 // wrote.

@@ -100,8 +100,13 @@ var ErrNotFound = errors.New("sandbox folder not found")
 // only while it stays inside it. Close the Env when done: a live source the
 // snapshot names (sftp.url) holds a connection until then.
 //
-// It fails only when dir itself is missing or not a folder. A missing
-// subfolder leaves that source absent (its checks report status error); an
+// The input entity that run.json names is recorded in the Env
+// (Env.SetEntity), so evaluating it runs only that entity's criteria (and
+// the unscoped ones), as assay eval does; assert.WithEntity still wins.
+//
+// It fails when dir itself is missing or not a folder, and when run.json
+// cannot be read or is not {"input_entity_id": ...}. A missing subfolder
+// leaves that source absent (its checks report status error); an
 // unreadable or malformed file inside one is reported by the checks that
 // read it.
 func Load(dir string, opts Options) (*assert.Env, error) {
@@ -115,19 +120,30 @@ func Load(dir string, opts Options) (*assert.Env, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("sandbox: %s is not a folder", dir)
 	}
-	return load(check.DirFS(dir), dir, opts), nil
+	env := load(check.DirFS(dir), dir, opts)
+	if _, err := env.Entity(); err != nil {
+		env.Close()
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return env, nil
 }
 
 // LoadFS reads a snapshot from a file system whose root is the snapshot
 // folder: an embed.FS (through fs.Sub), a tarball unpacked in memory, an
 // object store's fs.FS. It never fails; a missing subfolder leaves that
-// source absent. A cli trace's relative workdir has no folder on disk to
+// source absent, and a run.json that cannot be read makes evaluating the
+// Env return that error (Env.Entity). A cli trace's relative workdir has no folder on disk to
 // resolve against there, so the checks that look at the working directory
 // (file_exists, file_contains, verify) need an absolute one.
 func LoadFS(fsys fs.FS, opts Options) *assert.Env { return load(fsys, "", opts) }
 
 func load(fsys fs.FS, dir string, opts Options) *assert.Env {
 	env := assert.NewEnv()
+	// The rollout's input entity scopes its evaluation: evaluating env
+	// then gives what assay eval gives on the same folder.
+	if id, err := RunEntity(fsys, opts.MaxFileSize); id != "" || err != nil {
+		env.SetEntity(id, err)
+	}
 	for _, sub := range Folders() {
 		fi, err := fs.Stat(fsys, sub)
 		if err != nil || !fi.IsDir() {

@@ -3,8 +3,10 @@ package sandbox_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/assaykit/assay/assert"
@@ -20,8 +22,9 @@ func TestLoadExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The rollout's run.json names its entity, as assay eval reads it.
-	res, err := assert.Evaluate(context.Background(), data, env, assert.WithEntity("patient-jane-doe"))
+	// The rollout's run.json names its entity: Load applies it, as assay
+	// eval does.
+	res, err := assert.Evaluate(context.Background(), data, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +53,26 @@ func TestLoadExample(t *testing.T) {
 			t.Errorf("the example has no %s criterion", k)
 		}
 	}
-	if len(res.Criteria) != 16 || res.Verdict != assert.VerdictPartial || res.Score != 0.75 {
-		t.Fatalf("%d criteria, score %v, verdict %s; want 16, 0.75, partial", len(res.Criteria), res.Score, res.Verdict)
+	if len(res.Criteria) != 16 || res.Verdict != assert.VerdictPartial || res.Score != 0.75 || res.Counts.Skipped != 1 || res.Entity != "patient-jane-doe" {
+		t.Fatalf("%d criteria (%d skipped for %q), score %v, verdict %s; want 16 (1 skipped for patient-jane-doe), 0.75, partial",
+			len(res.Criteria), res.Counts.Skipped, res.Entity, res.Score, res.Verdict)
+	}
+}
+
+// A run.json that is not {"input_entity_id": ...} fails Load (which entity
+// a rollout is for decides which criteria apply: no guess); through LoadFS
+// it fails the evaluation.
+func TestBadRunJSON(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "run.json"), []byte(`{"input_entity_id": 5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sandbox.Load(dir, sandbox.Options{}); err == nil || !strings.Contains(err.Error(), "input_entity_id must be a string") {
+		t.Fatalf("Load: %v", err)
+	}
+	env := sandbox.LoadFS(os.DirFS(dir), sandbox.Options{})
+	if _, err := assert.Evaluate(context.Background(), nil, env); err == nil {
+		t.Fatal("LoadFS with a bad run.json evaluated")
 	}
 }
 

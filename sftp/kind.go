@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/assaykit/assay/internal/words"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -369,12 +370,7 @@ func (a *filePresent) noCandidate(held int, note string, excluded []exclusion) s
 	return s + "."
 }
 
-func plural(n int, noun string) string {
-	if n != 1 {
-		noun += "s"
-	}
-	return strconv.Itoa(n) + " " + noun
-}
+func plural(n int, noun string) string { return words.Count(n, noun) }
 
 // listExclusions names the first few exclusions with their reasons.
 func listExclusions(ex []exclusion) string {

@@ -326,10 +326,10 @@ func TestInvalidSpecs(t *testing.T) {
 	sftp.Attach(env, sftp.MemorySource(treeFiles(t)))
 	for _, tt := range []struct{ spec, want string }{
 		{`{"assert": "sftp-file-present"}`, "missing properties: 'path'"},
-		{`{"assert": "sftp-file-present", "path": "a", "path_pattern": "b"}`, "valid against schemas at indexes 0 and 1"},
+		{`{"assert": "sftp-file-present", "path": "a", "path_pattern": "b"}`, "give exactly one of \"path\", \"path_pattern\", not several"},
 		{`{"assert": "sftp-file-present", "path": "a", "fields": [{"key": "k", "expected": 1}]}`, "fields need parse_json: true"},
 		{`{"assert": "sftp-file-present", "path": "a", "parse_json": false, "fields": [{"path": "k", "expected": 1}]}`, "fields need parse_json: true"},
-		{`{"assert": "sftp-file-present", "path": "a", "parse_json": true, "fields": [{"key": "k", "path": "k", "expected": 1}]}`, "/fields/0: valid against schemas at indexes 0 and 1"},
+		{`{"assert": "sftp-file-present", "path": "a", "parse_json": true, "fields": [{"key": "k", "path": "k", "expected": 1}]}`, "/fields/0: give exactly one of \"key\", \"path\", not several"},
 		{`{"assert": "sftp-file-present", "path": "a", "parse_json": true, "fields": [{"key": "k"}]}`, "expected"},
 		{`{"assert": "sftp-file-present", "path": "../etc/passwd"}`, `".." cannot climb out of the root`},
 		{`{"assert": "sftp-file-present", "path_pattern": "claims/../../*"}`, `".." cannot climb out of the root`},

@@ -55,7 +55,9 @@ func WithClock(now func() time.Time) Option { return func(a *api) { a.now = now 
 // WithRegistry makes the server decode every assertion it is given through
 // r, answering 422 with one detail per schema violation (field
 // "/assertion/..."), as an API that validates assertions would. Without it
-// the server only checks that the assertion is a JSON object.
+// the server only checks that the assertion is a JSON object. Importing
+// clienttest registers every built-in kind in assert.DefaultRegistry(), so
+// WithRegistry(assert.DefaultRegistry()) validates all sixteen.
 func WithRegistry(r *assert.Registry) Option { return func(a *api) { a.registry = r } }
 
 // WithTopLevelNextCursor makes lists carry the next page's cursor in a

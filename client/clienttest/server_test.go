@@ -315,3 +315,28 @@ func TestAddChecks(t *testing.T) {
 		t.Errorf("replace by id: %v %v %v", got, err, srv.Criteria("t"))
 	}
 }
+
+// The default registry holds every built-in kind once clienttest is
+// imported: a test validates all sixteen without importing the domain
+// packages or sandbox (this test file imports neither).
+func TestDefaultRegistryHasEveryKind(t *testing.T) {
+	srv := clienttest.NewServer(clienttest.WithRegistry(assert.DefaultRegistry()))
+	defer srv.Close()
+	for _, spec := range []string{
+		`{"assert": "fhir-resource-state", "resource_type": "Patient"}`,
+		`{"assert": "hl7-structural"}`,
+		`{"assert": "x12-response", "transaction": "271"}`,
+		`{"assert": "sftp-file-present", "path": "a.txt"}`,
+		`{"assert": "voice-transcript", "contains": ["hi"]}`,
+		`{"assert": "portal-state-match", "correlate_by": {"resource": "r", "key": "k"}}`,
+		`{"assert": "exit_code", "exit_code": 0}`,
+		`{"assert": "verify", "verify": {"run": "true"}}`,
+	} {
+		if status, body, _ := call(t, srv, "POST", "/criteria", `{"task_id":"t","label":"l","assertion":`+spec+`}`); status != 201 {
+			t.Errorf("%s: %d %s", spec, status, body)
+		}
+	}
+	if len(assert.Kinds()) != 16 {
+		t.Errorf("the default registry holds %d kinds, want 16: %v", len(assert.Kinds()), assert.Kinds())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	suggestpkg "github.com/assaykit/assay/internal/suggest"
 	"math"
 	"reflect"
 	"strconv"
@@ -274,35 +275,8 @@ func (d *decoder) object(v gjson.Result, rv reflect.Value, ptr string) {
 
 // suggest names the closest known key, or lists them.
 func suggest(key string, names []string) string {
-	best, bestDist := "", 3
-	for _, n := range names {
-		if dist := distance(strings.ToLower(key), strings.ToLower(n)); dist < bestDist {
-			best, bestDist = n, dist
-		}
-	}
-	if best != "" {
+	if best := suggestpkg.Nearest(key, names); best != "" {
 		return fmt.Sprintf("did you mean %q?", best)
 	}
 	return "the keys are " + strings.Join(names, ", ")
-}
-
-// distance is the Levenshtein distance of a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
