@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/assaykit/assay/internal/jsonkind"
+	"github.com/assaykit/assay/internal/jsonvalue"
 	"github.com/tidwall/gjson"
 )
 
@@ -174,7 +175,7 @@ func parseCriteria(data []byte, decode func(ptr string, spec Spec) []*CriteriaEr
 	base := ""
 	var items []gjson.Result
 	switch {
-	case len(data) > 0 && data[0] == '[' && gjson.ValidBytes(data):
+	case len(data) > 0 && data[0] == '[' && jsonvalue.Valid(data):
 		// The common case, read in one pass over one copy of the file:
 		// the array and every criterion in it are valid, so nothing is
 		// checked or copied again (gjson and encoding/json accept the
@@ -294,7 +295,7 @@ func (c *Criterion) UnmarshalJSON(data []byte) error {
 func (c *Criterion) parse(raw json.RawMessage, strict bool) (problems []*CriteriaError) {
 	// gjson walks the object once without reflection: criteria lists of
 	// thousands decode on the client's and Evaluate's paths.
-	if !gjson.ValidBytes(raw) {
+	if !jsonvalue.Valid(raw) {
 		return []*CriteriaError{{Message: "a criterion must be a JSON object, not invalid JSON"}}
 	}
 	return c.parseValid(gjson.ParseBytes(raw), strict)

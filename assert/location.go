@@ -1,9 +1,10 @@
 package assert
 
 import (
-	"github.com/assaykit/assay/internal/textpos"
 	"strconv"
 	"strings"
+
+	"github.com/assaykit/assay/internal/textpos"
 )
 
 // Location says where in an input something is. Every field is optional;

@@ -6,18 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/assaykit/assay/internal/suggest"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/tidwall/gjson"
+	"gopkg.in/yaml.v3"
 
 	"github.com/assaykit/assay/internal/jsonkind"
 	"github.com/assaykit/assay/internal/jsonvalue"
-	"gopkg.in/yaml.v3"
+	"github.com/assaykit/assay/internal/suggest"
 )
 
 // Assertion is the decoded, validated form of a Spec.
@@ -149,7 +148,7 @@ func (r *Registry) Register(kind string, schema []byte, decode DecodeFunc, opts 
 	if decode == nil {
 		panic("assert: Register " + kind + " with a nil DecodeFunc")
 	}
-	if !gjson.ValidBytes(schema) {
+	if !jsonvalue.Valid(schema) {
 		panic("assert: Register " + kind + ": the schema is not JSON")
 	}
 	r.mu.Lock()

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/assaykit/assay/internal/suggest"
 	"io"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/assaykit/assay/internal/suggest"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 

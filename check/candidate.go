@@ -3,11 +3,11 @@ package check
 import (
 	"bytes"
 	"fmt"
-	"github.com/assaykit/assay/internal/words"
 	"strconv"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/internal/jsonenc"
+	"github.com/assaykit/assay/internal/words"
 )
 
 // Candidate is one item a check considered (a search result, a correlated

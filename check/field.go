@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/internal/jsonvalue"
 )
 
 // Field is one field assertion: the value at Path must equal Expected.
@@ -23,7 +24,7 @@ type Field struct {
 // UnmarshalJSON keeps a number in Expected as the json.Number it was
 // written as, so 20-digit identifiers compare exactly.
 func (f *Field) UnmarshalJSON(data []byte) error {
-	if !gjson.ValidBytes(data) {
+	if !jsonvalue.Valid(data) {
 		return fmt.Errorf("field assertion is not JSON: %.40q", data)
 	}
 	obj := gjson.ParseBytes(data)
@@ -76,7 +77,7 @@ func ParseExpected(raw json.RawMessage) (any, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	if !gjson.ValidBytes(raw) {
+	if !jsonvalue.Valid(raw) {
 		return nil, fmt.Errorf("expected value is not JSON: %.40q", raw)
 	}
 	return expectedValue(gjson.ParseBytes(raw))

@@ -13,6 +13,7 @@ import (
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/internal/jsonkind"
+	"github.com/assaykit/assay/internal/jsonvalue"
 	"github.com/tidwall/gjson"
 )
 
@@ -117,7 +118,7 @@ func ReadRuns(path string) ([]Run, error) {
 // without "commands" are errors. The error is a *TraceError.
 func ParseRuns(data []byte, dir string) ([]Run, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if !gjson.ValidBytes(data) {
+	if !jsonvalue.Valid(data) {
 		return nil, syntaxError(data)
 	}
 	p := parser{data: data, dir: dir}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/jsonvalue"
 	"github.com/assaykit/assay/internal/strictjson"
 	"github.com/assaykit/assay/payer"
 	"github.com/assaykit/assay/serve"
@@ -94,7 +95,7 @@ func validateFile(path string, limit int64) []problem {
 		if js, pos, err = assert.CriteriaYAML(data); err != nil {
 			return criteriaProblems(path, assert.CriteriaErrors{err.(*assert.CriteriaError)})
 		}
-	} else if !gjson.ValidBytes(data) {
+	} else if !jsonvalue.Valid(data) {
 		return validateCriteria(path, data) // it says where the JSON breaks
 	}
 	v := gjson.ParseBytes(js)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/jsonvalue"
 	"github.com/assaykit/assay/internal/origin"
 	"github.com/assaykit/assay/internal/retry"
 	"github.com/tidwall/gjson"
@@ -419,7 +420,7 @@ func judgeResponse(page string, resp *http.Response, body []byte) error {
 	isJSON := mt == "application/fhir+json" || mt == "application/json" || strings.HasSuffix(mt, "+json")
 	snippet := string(body[:min(len(body), 200)])
 	doc := gjson.ParseBytes(body)
-	if isJSON && gjson.ValidBytes(body) && doc.Get("resourceType").Str == "OperationOutcome" {
+	if isJSON && jsonvalue.Valid(body) && doc.Get("resourceType").Str == "OperationOutcome" {
 		e := &OperationOutcomeError{URL: page, StatusCode: resp.StatusCode}
 		doc.Get("issue").ForEach(func(_, is gjson.Result) bool {
 			e.Issues = append(e.Issues, Issue{Severity: is.Get("severity").Str, Code: is.Get("code").Str, Diagnostics: is.Get("diagnostics").Str})
@@ -435,7 +436,7 @@ func judgeResponse(page string, resp *http.Response, body []byte) error {
 		return fail("not 200 OK")
 	case !isJSON:
 		return fail("not FHIR JSON")
-	case !gjson.ValidBytes(body):
+	case !jsonvalue.Valid(body):
 		return fail("the body is not JSON")
 	case doc.Get("resourceType").Str != "Bundle":
 		return fail("not a Bundle")

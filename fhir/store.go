@@ -19,6 +19,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/jsonvalue"
 	"github.com/tidwall/gjson"
 )
 
@@ -413,7 +414,7 @@ func parseDoc(file string, data []byte, noRepeats bool) (gjson.Result, error) {
 	if je := checkJSON(data, noRepeats); je != nil {
 		return gjson.Result{}, &LoadError{Location: at(data, file, je.Pointer, je.Offset), Err: errors.New(je.Msg)}
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonvalue.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v)
 		le := &LoadError{Location: assert.Location{File: file}, Err: errors.New("not JSON")}

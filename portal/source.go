@@ -13,6 +13,7 @@ import (
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/internal/jsonkind"
+	"github.com/assaykit/assay/internal/jsonvalue"
 	"github.com/tidwall/gjson"
 )
 
@@ -61,7 +62,7 @@ type row struct {
 // ParseState reads a state document. It fails when data is not a JSON
 // object.
 func ParseState(data []byte) (*State, error) {
-	if !gjson.ValidBytes(data) {
+	if !jsonvalue.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v)
 		return nil, fmt.Errorf("portal state is not JSON: %w", err)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/jsonvalue"
 	"github.com/tidwall/gjson"
 )
 
@@ -25,7 +26,7 @@ func RunEntity(fsys fs.FS, maxFileSize int64) (string, error) {
 	v := gjson.ParseBytes(data)
 	id := v.Get("input_entity_id")
 	switch {
-	case !gjson.ValidBytes(data) || !v.IsObject():
+	case !jsonvalue.Valid(data) || !v.IsObject():
 		return "", errors.New(`run.json: must be a JSON object {"input_entity_id": ...}`)
 	case id.Type == gjson.String:
 		return id.Str, nil

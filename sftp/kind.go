@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/assaykit/assay/internal/words"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -15,8 +14,10 @@ import (
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/internal/filekind"
+	"github.com/assaykit/assay/internal/jsonvalue"
 	"github.com/assaykit/assay/internal/pool"
 	"github.com/assaykit/assay/internal/specjson"
+	"github.com/assaykit/assay/internal/words"
 	"github.com/tidwall/gjson"
 )
 
@@ -310,7 +311,7 @@ func parseDoc(data []byte, err error) doc {
 		}
 		return d
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonvalue.Valid(data) {
 		var syn *json.SyntaxError
 		if err := json.Unmarshal(data, new(json.RawMessage)); errors.As(err, &syn) {
 			off := int(syn.Offset)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/internal/jsonkind"
+	"github.com/assaykit/assay/internal/jsonvalue"
 	"github.com/tidwall/gjson"
 )
 
@@ -152,7 +153,7 @@ func ParseJSON(data []byte, name string) (*Transcript, error) {
 		}
 		return &ParseError{Location: loc, Message: fmt.Sprintf(format, args...)}
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonvalue.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v)
 		var se *json.SyntaxError

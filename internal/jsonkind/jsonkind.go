@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/assaykit/assay/internal/jsonvalue"
 	"github.com/tidwall/gjson"
 )
 
@@ -52,7 +53,7 @@ func OfResult(v gjson.Result) string {
 // OfRaw names the JSON type of raw JSON text by its first significant
 // byte; text that is not JSON is "not JSON".
 func OfRaw(raw []byte) string {
-	if !gjson.ValidBytes(raw) {
+	if !jsonvalue.Valid(raw) {
 		return "not JSON"
 	}
 	return OfResult(gjson.ParseBytes(raw))

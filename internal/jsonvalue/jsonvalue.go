@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 )
 
 // Decode reads data, exactly one JSON value with white space around it,
@@ -334,4 +336,40 @@ func hex4(s string, i int) (rune, bool) {
 		r = r<<4 | rune(c)
 	}
 	return r, true
+}
+
+// MaxDepth is the deepest nesting of arrays and objects assay reads in
+// JSON from outside: encoding/json's own limit.
+const MaxDepth = maxJSONDepth
+
+// Depth returns how deeply data's arrays and objects nest, counting both,
+// without recursion and without validating data (brackets inside strings
+// do not count).
+func Depth(data []byte) int {
+	depth, most := 0, 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+			most = max(most, depth)
+		case '}', ']':
+			depth--
+		}
+	}
+	return most
+}
+
+// Valid reports whether data is exactly one JSON value that nests at most
+// MaxDepth deep. It is gjson.ValidBytes made safe for input from outside:
+// gjson's validator recurses once per level, so a file of a few million
+// '[' overflows the goroutine stack, which ends the process (no recover
+// catches it). encoding/json refuses such input too.
+func Valid(data []byte) bool {
+	return Depth(data) <= MaxDepth && gjson.ValidBytes(data)
 }

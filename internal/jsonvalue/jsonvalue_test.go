@@ -80,3 +80,31 @@ func seedSpecs(tb testing.TB) [][]byte {
 	}
 	return out
 }
+
+func TestDepthAndValid(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		depth int
+		valid bool
+	}{
+		{`1`, 0, true},
+		{`{"a": [1, {"b": "[[[{{"}]}`, 3, true},
+		{`"\"[["`, 0, true},
+		{`[[]`, 2, false},
+		{strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth), MaxDepth, true},
+		{strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1), MaxDepth + 1, false},
+	} {
+		if d := Depth([]byte(tc.in)); d != tc.depth {
+			t.Errorf("Depth(%.20q) = %d, want %d", tc.in, d, tc.depth)
+		}
+		if v := Valid([]byte(tc.in)); v != tc.valid {
+			t.Errorf("Valid(%.20q) = %v, want %v", tc.in, v, tc.valid)
+		}
+	}
+	// Twenty million levels: gjson's recursive validator alone overflows
+	// the stack and ends the process; Valid refuses it in one pass.
+	deep := []byte(strings.Repeat("[", 20_000_000))
+	if Valid(deep) {
+		t.Error("a 20-million-level document is valid")
+	}
+}

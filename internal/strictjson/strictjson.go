@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	suggestpkg "github.com/assaykit/assay/internal/suggest"
 	"math"
 	"reflect"
 	"strconv"
 	"strings"
 
+	"github.com/assaykit/assay/internal/jsonkind"
+	"github.com/assaykit/assay/internal/jsonvalue"
+	suggestpkg "github.com/assaykit/assay/internal/suggest"
 	"github.com/assaykit/assay/internal/textpos"
 	"github.com/tidwall/gjson"
 )
@@ -61,7 +63,7 @@ func Decode(data []byte, v any) error {
 		return errors.New("strictjson: Decode needs a non-nil pointer")
 	}
 	d := &decoder{data: data}
-	if !gjson.ValidBytes(data) {
+	if !jsonvalue.Valid(data) {
 		var x any
 		err := json.Unmarshal(data, &x)
 		e := &Error{Message: "not JSON"}
@@ -105,23 +107,6 @@ var (
 	numberType = reflect.TypeFor[json.Number]()
 )
 
-func kindName(v gjson.Result) string {
-	switch v.Type {
-	case gjson.String:
-		return "a string"
-	case gjson.Number:
-		return "a number"
-	case gjson.True, gjson.False:
-		return "a boolean"
-	case gjson.Null:
-		return "null"
-	}
-	if v.IsArray() {
-		return "an array"
-	}
-	return "an object"
-}
-
 func (d *decoder) value(v gjson.Result, rv reflect.Value, ptr string) {
 	t := rv.Type()
 	switch {
@@ -130,7 +115,7 @@ func (d *decoder) value(v gjson.Result, rv reflect.Value, ptr string) {
 		return
 	case t == numberType:
 		if v.Type != gjson.Number {
-			d.fail(v, ptr, "must be a number, not %s", kindName(v))
+			d.fail(v, ptr, "must be a number, not %s", jsonkind.OfResult(v))
 			return
 		}
 		rv.SetString(v.Raw)
@@ -147,13 +132,13 @@ func (d *decoder) value(v gjson.Result, rv reflect.Value, ptr string) {
 		rv.Set(p)
 	case reflect.String:
 		if v.Type != gjson.String {
-			d.fail(v, ptr, "must be a string, not %s", kindName(v))
+			d.fail(v, ptr, "must be a string, not %s", jsonkind.OfResult(v))
 			return
 		}
 		rv.SetString(v.Str)
 	case reflect.Bool:
 		if v.Type != gjson.True && v.Type != gjson.False {
-			d.fail(v, ptr, "must be true or false, not %s", kindName(v))
+			d.fail(v, ptr, "must be true or false, not %s", jsonkind.OfResult(v))
 			return
 		}
 		rv.SetBool(v.Bool())
@@ -172,7 +157,7 @@ func (d *decoder) value(v gjson.Result, rv reflect.Value, ptr string) {
 		rv.SetFloat(v.Num)
 	case reflect.Slice:
 		if !v.IsArray() {
-			d.fail(v, ptr, "must be an array, not %s", kindName(v))
+			d.fail(v, ptr, "must be an array, not %s", jsonkind.OfResult(v))
 			return
 		}
 		items := v.Array()
@@ -183,7 +168,7 @@ func (d *decoder) value(v gjson.Result, rv reflect.Value, ptr string) {
 		rv.Set(s)
 	case reflect.Map:
 		if !v.IsObject() || t.Key().Kind() != reflect.String {
-			d.fail(v, ptr, "must be an object, not %s", kindName(v))
+			d.fail(v, ptr, "must be an object, not %s", jsonkind.OfResult(v))
 			return
 		}
 		m := reflect.MakeMap(t)
@@ -212,7 +197,7 @@ func describe(v gjson.Result) string {
 	if v.Type == gjson.Number {
 		return v.Raw
 	}
-	return kindName(v)
+	return jsonkind.OfResult(v)
 }
 
 // field is one struct field as a JSON member.
@@ -241,7 +226,7 @@ func fields(t reflect.Type) []field {
 
 func (d *decoder) object(v gjson.Result, rv reflect.Value, ptr string) {
 	if !v.IsObject() {
-		d.fail(v, ptr, "must be an object, not %s", kindName(v))
+		d.fail(v, ptr, "must be an object, not %s", jsonkind.OfResult(v))
 		return
 	}
 	fs := fields(rv.Type())

@@ -10,6 +10,8 @@ import (
 	"slices"
 
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/jsonkind"
+	"github.com/assaykit/assay/internal/jsonvalue"
 	"github.com/assaykit/assay/internal/strictjson"
 	"github.com/assaykit/assay/internal/textpos"
 	"github.com/assaykit/assay/serve/internal/sim"
@@ -128,10 +130,10 @@ func parseConfig(data []byte) (string, error) {
 // otherwise than the payer mints (PA- and six digits).
 func parseSeedState(data []byte, slug string) (*seedRows, error) {
 	p := &stateParser{data: data}
-	if depth := nesting(data); depth > maxDepth {
+	if depth := jsonvalue.Depth(data); depth > maxDepth {
 		return nil, strictjson.Errors{{Message: fmt.Sprintf("values nest %d deep, more than the %d allowed", depth, maxDepth)}}
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonvalue.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v)
 		e := &strictjson.Error{Message: "not JSON"}
@@ -154,7 +156,7 @@ func parseSeedState(data []byte, slug string) (*seedRows, error) {
 			return
 		}
 		if !portal.IsObject() {
-			p.fail(portal, ptr, "must be an object of resources, not %s", kindOf(portal))
+			p.fail(portal, ptr, "must be an object of resources, not %s", jsonkind.OfResult(portal))
 			return
 		}
 		p.object(portal, ptr, func(k, res gjson.Result, ptr string) {
@@ -209,7 +211,7 @@ func (p *stateParser) resource(rows *seedRows, name string, res gjson.Result, pt
 	before := len(p.errs)
 	row := func(key string, v gjson.Result, at string) {
 		if !v.IsObject() {
-			p.fail(v, at, "a row must be an object, not %s", kindOf(v))
+			p.fail(v, at, "a row must be an object, not %s", jsonkind.OfResult(v))
 			return
 		}
 		p.noRepeats(v, at)
@@ -232,7 +234,7 @@ func (p *stateParser) resource(rows *seedRows, name string, res gjson.Result, pt
 	case res.IsObject():
 		p.object(res, ptr, func(k, v gjson.Result, at string) { row(k.Str, v, at) })
 	default:
-		p.fail(res, ptr, "rows must be an array of objects or an object of objects keyed by their key's value, not %s", kindOf(res))
+		p.fail(res, ptr, "rows must be an array of objects or an object of objects keyed by their key's value, not %s", jsonkind.OfResult(res))
 	}
 	return len(p.errs) == before
 }
@@ -277,51 +279,6 @@ func (p *stateParser) noRepeats(v gjson.Result, ptr string) {
 			p.noRepeats(item, strictjson.Pointer(ptr, i))
 		}
 	}
-}
-
-// nesting returns how deeply data's arrays and objects nest, without
-// recursion (it runs before any recursive reader).
-func nesting(data []byte) int {
-	depth, most := 0, 0
-	inString, escaped := false, false
-	for _, c := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			most = max(most, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return most
-}
-
-func kindOf(v gjson.Result) string {
-	switch v.Type {
-	case gjson.String:
-		return "a string"
-	case gjson.Number:
-		return "a number"
-	case gjson.True, gjson.False:
-		return "a boolean"
-	case gjson.Null:
-		return "null"
-	}
-	if v.IsArray() {
-		return "an array"
-	}
-	return "an object"
 }
 
 // names returns the resources a run's state holds: the seed's and the two
