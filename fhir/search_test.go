@@ -311,6 +311,9 @@ func TestFHIRPathShapes(t *testing.T) {
 		{"Patient", "Patient.deceased.exists() and Patient.deceased != false", `{}`, `false`},
 		{"Patient", "Patient.deceased.exists() and Patient.deceased != false", `{"deceasedDateTime":"2020"}`, `true`},
 		{"Patient", "Patient.name.given | Patient.name.family", `{"name":[{"given":["a","b"],"family":"c"}]}`, `"a" "b" "c"`},
+		{"Bundle", "Bundle.entry[0].resource", `{"entry":[{"resource":{"id":"a"}},{"resource":{"id":"b"}}]}`, `{"id":"a"}`},
+		{"Bundle", "Bundle.entry[1].resource", `{"entry":[{"resource":{"id":"a"}},{"resource":{"id":"b"}}]}`, `{"id":"b"}`},
+		{"Bundle", "Bundle.entry[2].resource", `{"entry":[{"resource":{"id":"a"}}]}`, ``},
 	} {
 		e, err := compileFHIRPath(c.base, c.expr)
 		if err != nil {
