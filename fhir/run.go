@@ -10,15 +10,13 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// hit is one resource a search matched: where it is (its layer and
-// position there, its position in its table, which orders results) and,
-// under _sort, its sort values.
+// hit is one resource a search matched, and where it is: its layer and
+// position there, and its position in its table, which orders results.
 type hit struct {
 	e   *entry
 	l   *layer
 	pos int32
 	g   int32
-	sv  []sortVal
 }
 
 // searchResult is what a search found, in order, and, for the page that
@@ -170,7 +168,7 @@ func (q *query) scan(v view, t *typeTable, base bool, out []hit) []hit {
 	cols := make([][][]ival, len(q.clauses))
 	for i, c := range q.clauses {
 		if c.code != "" {
-			cols[i] = v.cols[c.code]
+			cols[i] = v.col(c.code)
 		}
 	}
 	cands, narrowed := q.candidates(v)
@@ -178,6 +176,7 @@ func (q *query) scan(v view, t *typeTable, base bool, out []hit) []hit {
 	count := n
 	if narrowed {
 		count = len(cands)
+		out = slices.Grow(out, count)
 	}
 next:
 	for k := range count {
@@ -201,12 +200,6 @@ next:
 		if !base && t.base != nil {
 			h.g = t.gpos[pos]
 		}
-		if len(q.sorts) > 0 {
-			h.sv = make([]sortVal, len(q.sorts))
-			for i, k := range q.sorts {
-				h.sv[i] = sortValue(v.cols[k.code][pos], k)
-			}
-		}
 		out = append(out, h)
 	}
 	return out
@@ -227,12 +220,12 @@ func (q *query) candidates(v view) ([]int32, bool) {
 				}
 			}
 		case c.keyed:
-			ix := v.keys[c.code]
+			ix := v.key(c.code)
 			for _, key := range c.keys {
 				list = append(list, ix.m[key]...)
 			}
 		case c.dateIx:
-			list = v.dates[c.code].between(c.dateLo, c.dateHi, nil)
+			list = v.date(c.code).between(c.dateLo, c.dateHi, nil)
 		default:
 			continue
 		}
@@ -249,11 +242,32 @@ func (q *query) candidates(v view) ([]int32, bool) {
 
 // sortHits orders hits by their _sort values: a resource's lowest value
 // ascending, its highest descending, resources without a value last;
-// ties keep the order they came in.
+// ties keep the order they came in. The columns are those the search
+// built.
 func sortHits(hits []hit, keys []sortKey) {
-	sort.SliceStable(hits, func(i, j int) bool {
+	n := need{}
+	for _, k := range keys {
+		n.codes = append(n.codes, k.code)
+	}
+	var views []view
+	vals := make([]sortVal, len(hits)*len(keys))
+	for i, h := range hits {
+		k := slices.IndexFunc(views, func(v view) bool { return v.l == h.l })
+		if k < 0 {
+			views = append(views, h.l.view(n))
+			k = len(views) - 1
+		}
+		for j, key := range keys {
+			vals[i*len(keys)+j] = sortValue(views[k].cols[j][h.pos], key)
+		}
+	}
+	idx := make([]int, len(hits))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(x, y int) bool {
 		for k, key := range keys {
-			a, b := hits[i].sv[k], hits[j].sv[k]
+			a, b := vals[idx[x]*len(keys)+k], vals[idx[y]*len(keys)+k]
 			switch {
 			case !a.ok && !b.ok:
 				continue
@@ -270,6 +284,11 @@ func sortHits(hits []hit, keys []sortKey) {
 		}
 		return false
 	})
+	sorted := make([]hit, len(hits))
+	for i, j := range idx {
+		sorted[i] = hits[j]
+	}
+	copy(hits, sorted)
 }
 
 type sortVal struct {

@@ -556,7 +556,7 @@ func (cc *compiler) has(typ, name, spec, value string) (clause, error) {
 	for _, h := range hits {
 		col, ok := views[h.l]
 		if !ok {
-			col = h.l.view(need{codes: []string{refCode}}).cols[refCode]
+			col = h.l.view(need{codes: []string{refCode}}).cols[0]
 			views[h.l] = col
 		}
 		for _, x := range col[h.pos] {

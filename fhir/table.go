@@ -399,27 +399,41 @@ func (l *layer) ensure(n need) {
 // view is what a search reads of a layer, taken under its lock once: the
 // layer's index maps may gain columns while the search runs, but a
 // column or index, once there, does not change while the store's lock is
-// held.
+// held. Its slices follow n's.
 type view struct {
 	l     *layer
-	cols  map[string][][]ival
-	keys  map[string]*keyIndex
-	dates map[string]*dateIndex
+	n     need
+	cols  [][][]ival
+	keys  []*keyIndex
+	dates []*dateIndex
 }
 
 func (l *layer) view(n need) view {
 	l.ensure(n)
-	v := view{l: l, cols: make(map[string][][]ival, len(n.codes)), keys: map[string]*keyIndex{}, dates: map[string]*dateIndex{}}
+	v := view{l: l, n: n, cols: make([][][]ival, len(n.codes))}
+	if len(n.keyed) > 0 {
+		v.keys = make([]*keyIndex, len(n.keyed))
+	}
+	if len(n.dated) > 0 {
+		v.dates = make([]*dateIndex, len(n.dated))
+	}
 	l.ix.mu.RLock()
 	defer l.ix.mu.RUnlock()
-	for _, c := range n.codes {
-		v.cols[c] = l.ix.columns[c]
+	for i, c := range n.codes {
+		v.cols[i] = l.ix.columns[c]
 	}
-	for _, c := range n.keyed {
-		v.keys[c] = l.ix.keys[c]
+	for i, c := range n.keyed {
+		v.keys[i] = l.ix.keys[c]
 	}
-	for _, c := range n.dated {
-		v.dates[c] = l.ix.dates[c]
+	for i, c := range n.dated {
+		v.dates[i] = l.ix.dates[c]
 	}
 	return v
 }
+
+// col returns the column of code, which v's need names.
+func (v view) col(code string) [][]ival { return v.cols[slices.Index(v.n.codes, code)] }
+
+func (v view) key(code string) *keyIndex { return v.keys[slices.Index(v.n.keyed, code)] }
+
+func (v view) date(code string) *dateIndex { return v.dates[slices.Index(v.n.dated, code)] }
