@@ -249,10 +249,11 @@ func NewStore(opts ...StoreOption) *Store {
 // and then lives apart: a write to either is never seen by the other. The
 // copy shares s's data, so it costs the same whatever s holds (well under
 // a millisecond and a few hundred bytes per resource type); the first
-// write to a resource type, in either store, then copies that type's table
-// of ids (about 100 bytes per resource of the type, charged to the Reserve
-// hook), and later writes to it cost what they cost in any store. Indexes
-// that searches build on the shared tables are shared too.
+// write to a resource type, in either store, then gives the writer a
+// layer of its own over the shared table (a few hundred bytes, charged to
+// the Reserve hook, whatever the type holds), and a store's memory grows
+// with what it writes. Indexes that searches build on the shared tables
+// are shared too, and searches after writes use them.
 func (s *Store) Clone(opts ...StoreOption) *Store {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
