@@ -423,9 +423,9 @@ func (s *Store) forward(inc include, frontier []*entry, base string, add func(*e
 		if inc.src != "" && e.typ != inc.src {
 			continue
 		}
+		res := gjson.Parse(e.raw)
 		for _, code := range refCodes(e.typ, inc.code) {
 			p := lookupParam(e.typ, code)
-			res := gjson.Parse(e.raw)
 			var vals []ival
 			for _, v := range p.expr.eval(res) {
 				vals = extract(p.Type, v, vals)
