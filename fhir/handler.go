@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -558,46 +559,42 @@ func (h *Handler) writeResource(w http.ResponseWriter, r *http.Request, status i
 }
 
 func (h *Handler) metadata(w http.ResponseWriter, r *http.Request) {
-	types := map[string]bool{}
-	for _, d := range r4Params {
-		if d.Base != "Resource" {
-			types[d.Base] = true
-		}
+	w.Header().Set("Content-Type", "application/fhir+json; charset=utf-8")
+	if r.Method != http.MethodHead {
+		w.Write(capabilities())
 	}
-	var list []string
-	for t := range types {
-		list = append(list, t)
-	}
-	sortStrings(list)
+}
+
+// capabilities is the CapabilityStatement: every R4 type, with the
+// parameters the store searches it by (the same for every store, so
+// written once).
+var capabilities = sync.OnceValue(func() []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"resourceType":"CapabilityStatement","status":"active","kind":"instance","fhirVersion":"4.0.1","format":["json"],"rest":[{"mode":"server","interaction":[{"code":"transaction"},{"code":"batch"},{"code":"search-system"}],"resource":[`)
-	for i, t := range list {
+	for i, t := range r4Types {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`{"type":` + quote(t) + `,"interaction":[{"code":"read"},{"code":"vread"},{"code":"create"},{"code":"update"},{"code":"delete"},{"code":"history-instance"},{"code":"search-type"}],"versioning":"versioned-update","conditionalCreate":true,"conditionalUpdate":true,"conditionalDelete":"single","searchParam":[`)
+		b.WriteString(`{"type":` + quote(t) + `,"interaction":[{"code":"read"},{"code":"vread"},{"code":"create"},{"code":"update"},{"code":"delete"},{"code":"history-instance"},{"code":"search-type"}],"versioning":"versioned-update","conditionalCreate":true,"conditionalUpdate":true,"conditionalDelete":"single","searchInclude":["*"],"searchRevInclude":["*"],"searchParam":[`)
 		n := 0
-		for _, d := range r4Params {
-			if d.Base != t {
-				continue
+		for _, base := range []string{"Resource", t} {
+			j, _ := paramIndex(base, "")
+			for ; j < len(r4Params) && r4Params[j].Base == base; j++ {
+				if paramAt(j).err != nil {
+					continue
+				}
+				if n > 0 {
+					b.WriteByte(',')
+				}
+				n++
+				b.WriteString(`{"name":` + quote(r4Params[j].Code) + `,"type":` + quote(r4Params[j].Type) + `}`)
 			}
-			if p := lookupParam(t, d.Code); p == nil || p.err != nil {
-				continue
-			}
-			if n > 0 {
-				b.WriteByte(',')
-			}
-			n++
-			b.WriteString(`{"name":` + quote(d.Code) + `,"type":` + quote(d.Type) + `}`)
 		}
 		b.WriteString(`]}`)
 	}
 	b.WriteString(`]}]}`)
-	w.Header().Set("Content-Type", "application/fhir+json; charset=utf-8")
-	if r.Method != http.MethodHead {
-		w.Write(b.Bytes())
-	}
-}
+	return b.Bytes()
+})
 
 // outcomeJSON is an OperationOutcome with one error issue; expression,
 // when set, locates it (Bundle.entry[3]).
