@@ -278,6 +278,7 @@ func TestReferenceBase(t *testing.T) {
 		{"Condition?subject=http://example.org/fhir/Patient/eve", "match:Condition/c-rel match:Condition/c-abs"},
 		{"Condition?subject=http://other.example/fhir/Patient/eve", "match:Condition/c-other"},
 		{"Condition?subject=http://example.org/Patient/eve", ""},
+		{"Condition?subject=http://example.org/fhir/Patient/eve/_history/1", "match:Condition/c-rel match:Condition/c-abs"},
 		{"Condition?subject=Patient/eve", "match:Condition/c-rel match:Condition/c-abs"},
 		{"Condition?subject=eve", "match:Condition/c-rel match:Condition/c-abs"},
 		{"Condition?subject:Patient.name=eve", "match:Condition/c-rel match:Condition/c-abs"},

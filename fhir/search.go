@@ -923,6 +923,9 @@ func (cc *compiler) compileReference(p *searchParam, mod, v string) (matcher, st
 	case strings.Contains(v, "://"):
 		t, id, ok := parseReference(v)
 		rest, under := strings.CutPrefix(v, base+"/")
+		if i := strings.Index(rest, "/_history/"); i >= 0 {
+			rest = rest[:i]
+		}
 		if base == "" || !under || !ok || strings.TrimSuffix(rest, "/") != t+"/"+id {
 			// Another server's resource: the reference as written.
 			return func(vals []ival) bool {
