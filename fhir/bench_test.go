@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -131,4 +134,115 @@ func BenchmarkCheckHTTP(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "checks/s")
+}
+
+var (
+	chainOnce  sync.Once
+	chainStore *fhir.Store
+)
+
+// benchChain is benchData's store with the 5,000 Patients its
+// Observations refer to, each with an identifier and a name.
+func benchChain(b *testing.B) *fhir.Store {
+	_, s := benchData(b)
+	chainOnce.Do(func() {
+		var buf bytes.Buffer
+		buf.WriteString(`{"resourceType":"Bundle","type":"collection","entry":[`)
+		for i := range 5000 {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			fmt.Fprintf(&buf, `{"resource":{"resourceType":"Patient","id":"p%d","identifier":[{"system":"urn:mrn","value":"m%d"}],"name":[{"family":"Fam%d"}],"gender":%q}}`,
+				i, i, i, []string{"male", "female"}[i%2])
+		}
+		buf.WriteString(`]}`)
+		if _, err := s.LoadJSON(buf.Bytes()); err != nil {
+			panic(err)
+		}
+		chainStore = s
+	})
+	return chainStore
+}
+
+func benchSearchOn(b *testing.B, s *fhir.Store, typ string, params url.Values, want int) {
+	ctx := context.Background()
+	if res, err := s.Search(ctx, typ, params); err != nil || len(res) != want { // builds the indexes
+		b.Fatalf("%d %v", len(res), err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.Search(ctx, typ, params); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSearchChain: a chained parameter over 100,000 Observations
+// and 5,000 Patients (the Patient's identifier, then the Observations
+// that refer to it).
+func BenchmarkSearchChain(b *testing.B) {
+	benchSearchOn(b, benchChain(b), "Observation", url.Values{"subject:Patient.identifier": {"urn:mrn|m42"}}, 20)
+}
+
+// BenchmarkSearchHas: a reverse chain over the same store (the Patients
+// that 100 Observations of one code refer to).
+func BenchmarkSearchHas(b *testing.B) {
+	benchSearchOn(b, benchChain(b), "Patient", url.Values{"_has:Observation:subject:code": {"http://loinc.org|C-42"}}, 5)
+}
+
+// BenchmarkSearchRevinclude: one Patient and the 20 of 100,000
+// Observations that refer to it, as a searchset page through the Handler.
+func BenchmarkSearchRevinclude(b *testing.B) {
+	h := fhir.NewHandler(benchChain(b))
+	req := httptest.NewRequest("GET", "/Patient?_id=p42&_revinclude=Observation:subject", nil)
+	run := func() int {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return strings.Count(w.Body.String(), `"mode":"include"`)
+	}
+	if n := run(); n != 20 {
+		b.Fatalf("%d included", n)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		run()
+	}
+}
+
+// BenchmarkCloneWriteSearch is a sandbox run's loop: on a clone of a
+// store of 10,000 Patients (its identifier index built), create a Patient
+// and search for it by identifier. Each op is one create and one search.
+func BenchmarkCloneWriteSearch(b *testing.B) {
+	base := fhir.NewStore()
+	var buf bytes.Buffer
+	buf.WriteString(`{"resourceType":"Bundle","type":"collection","entry":[`)
+	for i := range 10000 {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, `{"resource":{"resourceType":"Patient","id":"p%d","identifier":[{"system":"urn:mrn","value":"m%d"}],"name":[{"family":"Fam%d"}]}}`, i, i, i)
+	}
+	buf.WriteString(`]}`)
+	if _, err := base.LoadJSON(buf.Bytes()); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if res, err := base.Search(ctx, "Patient", url.Values{"identifier": {"urn:mrn|m1"}}); err != nil || len(res) != 1 {
+		b.Fatal(len(res), err)
+	}
+	s := base.Clone()
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		i++
+		id := "w" + strconv.Itoa(i)
+		if _, err := s.Create("Patient", []byte(`{"resourceType":"Patient","identifier":[{"system":"urn:mrn","value":"`+id+`"}]}`)); err != nil {
+			b.Fatal(err)
+		}
+		if res, err := s.Search(ctx, "Patient", url.Values{"identifier": {"urn:mrn|" + id}}); err != nil || len(res) != 1 {
+			b.Fatal(len(res), err)
+		}
+	}
 }

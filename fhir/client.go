@@ -228,7 +228,7 @@ func (c *Client) search(ctx context.Context, resourceType string, params url.Val
 	u := *c.base
 	u.Path = strings.TrimRight(u.Path, "/") + "/" + resourceType
 	u.RawPath = ""
-	u.RawQuery = params.Encode()
+	u.RawQuery = encodeParams(params) // a space as %20, a + as %2B (rule 25)
 	first := u.String()
 	seen := map[string]bool{}
 	var out []Resource

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -127,6 +129,8 @@ func TestCloneConcurrent(t *testing.T) {
 		{"Observation", url.Values{"code": {"http://loinc.org|c3"}}},
 		{"Observation", url.Values{"date": {"eq2024-01-05"}}},
 		{"Observation", url.Values{"subject": {"Patient/p9"}}},
+		{"Observation", url.Values{"subject:Patient.gender": {"female"}, "_sort": {"-date"}}},
+		{"Patient", url.Values{"_has:Observation:subject:code": {"http://loinc.org|c3"}, "_revinclude": {"Observation:subject"}}},
 	}
 	var wg sync.WaitGroup
 	stores := make([]*Store, 8)
@@ -203,5 +207,102 @@ func TestRollbackIndexes(t *testing.T) {
 	}
 	if res, _ := s.Search(ctx, "Patient", url.Values{"birthdate": {"2001"}}); len(res) != 0 {
 		t.Errorf("birthdate=2001 after the rollback: %d", len(res))
+	}
+}
+
+// TestIndexUpkeep: indexes kept up to date by writes (updates that move a
+// resource to another code or date, creates, deletes, rolled-back
+// transactions, enough of them to rebuild the key and date indexes)
+// answer as a store built afresh from the same resources does, in the
+// store and in a clone of it (whose writes go to its own layer).
+func TestIndexUpkeep(t *testing.T) {
+	base := cloneSeed(t, 300)
+	queries := []struct {
+		typ string
+		q   url.Values
+	}{
+		{"Patient", url.Values{"gender": {"female"}}},
+		{"Patient", url.Values{"identifier": {"urn:mrn|m7,urn:mrn|w9"}}},
+		{"Patient", url.Values{"birthdate": {"1999-01-01"}}},
+		{"Patient", url.Values{"birthdate": {"lt1905"}, "_sort": {"-birthdate,_id"}}},
+		{"Observation", url.Values{"subject": {"Patient/p9"}}},
+		{"Observation", url.Values{"code": {"http://loinc.org|c3"}, "date": {"eq2024-01-05"}}},
+		{"Observation", url.Values{"subject:Patient.gender": {"other"}, "_sort": {"_id"}}},
+		{"Patient", url.Values{"_has:Observation:subject:code": {"c7"}}},
+	}
+	ctx := context.Background()
+	answer := func(s *Store) string {
+		var b strings.Builder
+		for _, q := range queries {
+			res, err := s.Search(ctx, q.typ, q.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := make([]string, len(res))
+			for i, r := range res {
+				ids[i] = r.ID
+			}
+			if !q.q.Has("_sort") {
+				slices.Sort(ids)
+			}
+			fmt.Fprintf(&b, "%s?%s=%s\n", q.typ, q.q.Encode(), strings.Join(ids, ","))
+		}
+		return b.String()
+	}
+	fresh := func(s *Store) *Store {
+		f := NewStore(WithClock(func() time.Time { return testNow }))
+		if _, err := f.LoadJSON([]byte(bundleOf(t, s))); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	answer(base) // build every index
+	write := func(s *Store, n int) {
+		for i := range n {
+			switch i % 5 {
+			case 0, 1:
+				body := fmt.Sprintf(`{"resourceType":"Patient","gender":%q,"birthDate":"19%02d-01-01","identifier":[{"system":"urn:mrn","value":"w%d"}]}`, []string{"male", "female", "other"}[i%3], i%100, i%17)
+				if _, _, err := s.Update("Patient", fmt.Sprintf("p%d", i%300), []byte(body)); err != nil {
+					t.Fatal(err)
+				}
+			case 2:
+				body := fmt.Sprintf(`{"resourceType":"Observation","status":"final","code":{"coding":[{"system":"http://loinc.org","code":"c%d"}]},"subject":{"reference":"Patient/p%d"},"effectiveDateTime":"2024-01-%02dT10:00:00Z"}`, i%11, i%40, i%28+1)
+				if _, err := s.Create("Observation", []byte(body)); err != nil {
+					t.Fatal(err)
+				}
+			case 3:
+				s.Delete("Observation", fmt.Sprintf("o%d", i%300))
+			case 4:
+				// A transaction that fails after its writes.
+				s.Transact([]byte(fmt.Sprintf(`{"resourceType":"Bundle","type":"transaction","entry":[
+				 {"resource":{"resourceType":"Patient","id":"p%d","gender":"unknown","birthDate":"1901"},"request":{"method":"PUT","url":"Patient/p%d"}},
+				 {"resource":{"resourceType":"Observation","status":"final","code":{"coding":[{"system":"http://loinc.org","code":"c3"}]},"subject":{"reference":"Patient/p9"}},"request":{"method":"POST","url":"Observation"}},
+				 {"request":{"method":"GET","url":"Patient/nobody"}}]}`, i%300, i%300)), "")
+			}
+			if i%500 == 499 {
+				if got, want := answer(s), answer(fresh(s)); got != want {
+					t.Fatalf("after %d writes:\n%s\nfresh:\n%s", i+1, got, want)
+				}
+				if err := checkStore(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	// The store's own tables, changed in place: enough writes to rebuild
+	// the key and date indexes.
+	write(base, 6000)
+	p := base.types["Patient"]
+	if p.base != nil || p.own.ix.keys["identifier"].built == 0 || len(p.own.ix.dates["birthdate"].tail) >= 2400 {
+		t.Errorf("the base's indexes were not rebuilt along the way")
+	}
+	// A clone's writes, to its own layer.
+	clone := base.Clone()
+	write(clone, 2500)
+	if c := clone.types["Patient"]; c.base == nil || len(c.own.entries) == 0 || len(c.own.entries) >= 300 {
+		t.Errorf("the clone's writes should be in an own layer over the base")
+	}
+	if got, want := answer(base), answer(fresh(base)); got != want {
+		t.Errorf("the clone's writes changed its origin's answers")
 	}
 }

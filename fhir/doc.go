@@ -163,45 +163,60 @@
 // commits (a sandbox charges its memory budget through it). A write past
 // a bound is refused with a BoundError naming it (HTTP 507); a write that
 // does not grow what a bound counts (a delete, a shorter update) never
-// passes it, though the Reserve hook may still refuse the table a clone
-// copies on its first write to a type. A request body with a key repeated in any object (which JSON
-// parsers read differently) or a meta that is not an object is a 400;
+// passes it, though the Reserve hook may still refuse the layer a clone
+// makes on its first write to a type. A request body with a key repeated
+// in any object (which JSON parsers read differently) or a meta that is
+// not an object is a 400;
 // JSON nested deeper than MaxDepth levels is refused wherever it is read.
 //
 // # Clone
 //
 // Store.Clone copies a store in constant time (about half a microsecond
 // and 350 bytes, whatever it holds): the copy shares the tables of its
-// origin, and the first write to a resource type, in either store, copies
-// that type's table of ids and positions (about 2 ms and 900 KB for 5,000
-// resources with three search columns built; the resource JSON itself is
-// never copied). The indexes searches build lazily on shared tables are
-// shared too, built under a lock of the table's own, so clones search them
-// at once. The sandbox gives every run a clone of the seed's store, with
-// WithClock set to the run's clock.
+// origin, which no store changes again. The first write to a shared
+// table, in either store, gives the writer a table of its own in two
+// layers: the shared one as its base, read-only and searched through the
+// indexes it was given once (by whichever store searched it first, under
+// a lock of its own, so that clones search them at once), and an own
+// layer that holds what the writer changed (a changed base resource moves
+// there, its base position marked). That first write costs some
+// microseconds and a few hundred bytes whatever the base holds (it used
+// to copy the type's table: about 2 ms and 900 KB for 5,000 resources),
+// and a store's memory grows with what it wrote; the resource JSON itself
+// is never copied. The sandbox gives every run a clone of the seed's
+// store, with WithClock set to the run's clock.
+//
+// # Search
 //
 // Search parameters come from the official R4 definitions
 // (search-parameters.json of FHIR 4.0.1), generated into params_gen.go by
-// `go generate` for Patient, Practitioner, Organization, Appointment,
-// Encounter, Coverage, ServiceRequest, Observation, Condition, Task,
-// Communication, DocumentReference, Claim, CoverageEligibilityRequest,
-// CoverageEligibilityResponse, Location and PractitionerRole (which
-// Synthea's bundles create and refer to conditionally), plus those of Resource (_id, _lastUpdated,
-// _tag, _profile, _security, _source) for every type. Their FHIRPath
-// expressions are evaluated over the raw JSON. Semantics:
+// `go generate` for every R4 resource type (1,700 parameters for the 146
+// types), plus those of Resource (_id, _lastUpdated, _tag, _profile,
+// _security, _source) for every type; the generator also reads the
+// resource definitions for each type's summary and mandatory elements
+// and the element types token parameters reach. The FHIRPath expressions
+// are evaluated over the raw JSON. Semantics:
 //
 //   - string: starts-with, ignoring case and accents ("eve" finds Eve and
 //     Evelyn, not Severine; "muller" finds Müller); :exact is the whole
 //     string, case- and accent-sensitive; :contains anywhere, folded. A
 //     HumanName or Address matches on any of its parts.
 //   - token: code, system|code, |code (no system), system|; codes and
-//     systems case-sensitive; :not (no value matches, resources without
-//     one included); :text (starts-with on CodeableConcept.text,
-//     Coding.display, Identifier.type.text). A ContactPoint matches on its
-//     value.
-//   - reference: Type/id, a bare id (any type), an absolute URL (the
-//     reference as written, or a relative one with the same Type/id), and
-//     the :Type modifier.
+//     systems case-sensitive, but for tokens over strings (a ContactPoint's
+//     value: email, phone, telecom; string elements such as version),
+//     which R4 compares ignoring case (smyth2@example.org finds
+//     smyth2@Example.org); :not (no value matches, resources without one
+//     included); :text (starts-with on CodeableConcept.text,
+//     Coding.display, Identifier.type.text); :of-type=system|code|value
+//     (an Identifier whose type has that coding, and that value). A
+//     ContactPoint matches on its value.
+//   - reference: Type/id and a bare id (any type) match references to this
+//     server's resources: relative ones, and absolute ones under its base
+//     URL; an absolute URL matches the reference as written, and, when it
+//     is this server's base joined with Type/id, references to that
+//     resource (another server's base never does). :Type narrows to a
+//     type; :identifier=system|value matches Reference.identifier (a
+//     logical reference).
 //   - date: prefixes eq ne gt lt ge le sa eb ap; every value, searched or
 //     stored, is the range it stands for (2024 is the whole year, a
 //     Period's missing end is open); eq means the search range contains the
@@ -211,21 +226,44 @@
 //     number|system|code or number||code (code or unit).
 //   - uri: exact.
 //   - :missing=true|false on any parameter; OR by comma, AND by repetition.
+//   - Chains: subject:Patient.name=eve, patient.identifier=sys|val,
+//     patient.organization.name=acme (several levels): the references
+//     must name resources that match the rest of the chain.
+//   - Reverse chains: _has:Observation:patient:code=1234 (the resources
+//     some Observation that matches code=1234 refers to by patient),
+//     nested (_has:...:_has:...), and mixed with chains.
+//   - _include and _revinclude (SourceType:param, SourceType:param:Target,
+//     SourceType:*, *; :iterate): the Handler's searchset adds, for the
+//     matches of its page, the resources they refer to (or that refer to
+//     them), each once, as entries whose search.mode is include; the
+//     matches are marked match, and total counts the matches alone.
+//   - System search: GET [base]?_type=Patient,Organization&... searches
+//     those types (each must define every parameter given); GET [base]?...
+//     without _type searches every type the store holds, with the
+//     parameters every resource has.
+//   - _summary (true, text, data, count, false) and _elements shape the
+//     matches (and id, meta and the mandatory elements stay), marked with
+//     the SUBSETTED tag; _summary=count answers the total alone.
 //   - _count, _sort (several keys, - for descending), _total
 //     (none|estimate|accurate; the total is always exact), _format (JSON
 //     only). _count and _offset size the Handler's pages; Store.Search,
-//     as a Source, returns every match.
+//     as a Source, returns every match, and only the matches.
 //   - An empty value (name=, or an empty OR item) is an error, not a
 //     parameter left out.
+//   - In a query string a + is a space, as in a form (servlet-based
+//     servers read it so): a zone offset's + travels as %2B. The client
+//     sends a space as %20 and a + as %2B, and the Handler's links do too.
 //
-// Any other parameter, modifier (:above, :below, :in, :identifier, ...),
-// composite or special parameter, chain or _include is a SearchError
-// (HTTP 400): never ignored.
+// Any other parameter, modifier or composite or special parameter is a
+// SearchError (HTTP 400): never ignored. :in, :not-in, :below and :above
+// answer that they need a terminology server (or a hierarchy), _text and
+// _content that they need a text index.
 //
-// The Handler serves a Store (search GET and POST _search, read, vread,
-// history, create, update, delete and their conditional forms, transaction
-// and batch Bundles, searchset Bundles with self and next links and
-// total, OperationOutcome errors, bounded bodies and pages, Prefer:
+// The Handler serves a Store (search GET and POST _search, system search
+// GET [base] and POST [base]/_search, read, vread, history, create,
+// update, delete and their conditional forms, transaction and batch
+// Bundles, searchset Bundles with self and next links and total,
+// OperationOutcome errors, bounded bodies and pages, Prefer:
 // return=minimal); Server owns a listener with a connection cap, idle
 // timeout and accept retries.
 //
@@ -240,30 +278,72 @@
 //     descending; resources without the value come last either way; ties
 //     keep load order.
 //   - Indexes: the values of a parameter are extracted for every resource
-//     of the type on the first search that uses it, and then kept up to
-//     date by every write; a token parameter also gets a code -> resources
-//     map and a date parameter a list sorted by range start (rebuilt after
-//     writes), so that a token search, or a date search with eq, sa, lt, le
-//     or eb, over 100,000 resources visits only its candidates (well under
-//     a millisecond); other prefixes compare the precomputed ranges of
-//     every resource of the type. The first search of a parameter builds its
+//     of a layer on the first search that uses it (its column); a token or
+//     reference parameter also gets a map from code or referenced id to
+//     positions, and a date parameter a list of positions sorted by range
+//     start, so that a token, reference or chain search, or a date search
+//     with eq, sa, lt, le or eb, over 100,000 resources visits only its
+//     candidates (a chain over 100,000 Observations takes tens of
+//     microseconds); other prefixes compare the precomputed ranges of
+//     every resource. Writes keep the columns exact and add to the maps
+//     and lists, which may still name a position under a value it no
+//     longer holds (a search checks every candidate against the columns)
+//     and are rebuilt when what was added passes their size, so that a
+//     write costs the same whatever the layer holds and a search after a
+//     write rebuilds nothing. The first search of a parameter builds its
 //     index (about 0.25 s for a token over 100,000 resources);
 //     Store.Index builds chosen ones ahead, at load time. Building every
-//     parameter's index at load instead would cost 305 extractions per
-//     resource, mostly for parameters a store is never searched by.
-//   - The generated table holds 305 parameters for the 17 types (plus 8 of
-//     Resource); the 9 composite ones and the two without an expression
-//     (_content, _query) are refused as unsupported, and names the table
-//     lacks (_has, _list, _type, _text, chains) as unknown.
-//   - number: no parameter of the 15 types is of type number, but the
-//     comparison is implemented, with the prefixes and precision above.
+//     parameter's index at load instead would cost hundreds of extractions
+//     per resource, mostly for parameters a store is never searched by.
+//   - The generated table holds 1,700 parameters for the 146 types (plus 8
+//     of Resource); the 72 composite ones, the special one (Location's
+//     near) and the two without an expression (_content, _query) are
+//     refused as unsupported, and names the table lacks (_list, _filter,
+//     _contained) as unknown.
+//   - number: the comparison uses the prefixes and precision above (R4
+//     has six number parameters, MolecularSequence's and ChargeItem's).
+//   - A token parameter compares ignoring case when every element its
+//     expression reaches is of type string or ContactPoint (the generator
+//     follows the expression through the resource and data type
+//     definitions): 57 parameters, the email, phone and telecom of
+//     Patient, Practitioner, PractitionerRole, RelatedPerson, Person and
+//     OrganizationAffiliation among them. An Identifier's value, though a
+//     string, stays case-sensitive: the parameter is over Identifier.
+//   - A chain without a type modifier searches every target type of the
+//     reference that defines the next parameter (subject.name: Patient,
+//     Group, Device, Location...); a type modifier that is not a target
+//     is a 400. Chains and _has nest at most 8 levels. A _has whose
+//     reference never names the searched type finds nothing (no error).
+//   - _include=* (and SourceType:*) follows every reference parameter of
+//     each match's type; :recurse, STU3's name, is read as :iterate.
+//     Includes are worked out for the page's matches only, at most
+//     MaxIncluded (10,000) a page: past it the search is a 400 that asks
+//     for smaller pages, never a silently shorter list. Included resources
+//     are whole (_summary and _elements shape the matches).
+//   - _summary=true keeps the elements the definitions mark summary and
+//     the mandatory ones; text keeps text and the mandatory ones; data
+//     drops text. _summary and _elements together are a 400. _elements
+//     takes element names (Patient.name is read as name). A subsetted
+//     resource gets meta.tag SUBSETTED, as R4 asks.
+//   - _type on a search of one type is a 400 (it selects the types of a
+//     system search). A system search orders by type (_type's order, or
+//     byte order) then as each type's search does; _sort sorts across
+//     types.
+//   - The store on its own (Store.Search) has no base URL: an absolute
+//     reference URL matches only references written so. The Handler
+//     passes its BaseURL (or the request's http://Host), and Transact
+//     its baseURL, to every search, chains, _has and includes included.
+//   - A GET in a transaction or batch answers the first page the query
+//     asks for at the package's page sizes (DefaultPageSize), with what it
+//     includes.
+//   - _id searches find resources by id directly, without a column.
 //   - The client checks the self link by parameter name (modifier
 //     included), not by value: servers normalise values legitimately. A
 //     searchset without a self link is refused when parameters were asked;
 //     WithoutSelfLinkCheck opts out. An entry without search.mode is a
 //     candidate when its resourceType is the one searched.
-//   - A query with a raw '+' whose value then holds a space is answered 400
-//     by the Handler: the client almost surely meant a zone offset.
+//   - A raw '+' in a query is a space (rule 25); a date whose offset then
+//     reads as a space is a 400 that says to send the + as %2B.
 //   - A Bundle of type document or message is stored as a Bundle resource,
 //     not unpacked.
 //   - The candidates are the match entries of resource_type; an entry of
@@ -290,9 +370,10 @@
 //   - In a history Bundle the first version is a POST and later ones PUT
 //     (the store does not remember whether a create came by PUT).
 //   - The bytes a store holds are the resource JSON as stored, meta
-//     included; the Reserve hook is also charged for the tables a clone
-//     copies on its first write to a type (an estimate: 112 bytes a
-//     resource and 24 a built column), never given back. Bounds are
+//     included; the Reserve hook is also charged for the layer a clone
+//     makes on its first write to a type (256 bytes; a clone of a clone
+//     that wrote copies that writer's own layer: an estimate of 112 bytes
+//     a resource and 24 a built column), never given back. Bounds are
 //     checked when a write (a whole transaction) commits.
 //   - Repeated keys and a meta that is not an object are refused in what
 //     requests send; files loaded keep today's leniency (a malformed meta

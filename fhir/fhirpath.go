@@ -2,6 +2,7 @@ package fhir
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -18,6 +19,7 @@ import (
 //	(Observation.value as CodeableConcept).text
 //	Observation.subject.where(resolve() is Patient)   references to one type
 //	Patient.telecom.where(system='email')    elements whose member equals a literal
+//	Bundle.entry[0].resource                 an array's element by index
 //	Patient.deceased.exists() and Patient.deceased != false
 //	A | B                                    the union of the branches
 //
@@ -35,6 +37,8 @@ type fpStep struct {
 	whereKey, whereVal string
 	// refType keeps references to that resource type.
 	refType string
+	// index, when set, keeps the element at index-1 of an array (entry[0]).
+	index int
 }
 
 // fpPath is one union branch.
@@ -140,6 +144,13 @@ func compileSeg(seg string, p *fpPath) (*fpStep, error) {
 	switch {
 	case isName(seg):
 		return &fpStep{name: seg}, nil
+	case strings.HasSuffix(seg, "]") && strings.Contains(seg, "["):
+		name, n, _ := strings.Cut(seg[:len(seg)-1], "[")
+		i, err := strconv.Atoi(n)
+		if !isName(name) || err != nil || i < 0 || i > 1000 {
+			return nil, fmt.Errorf("unsupported index %q", seg)
+		}
+		return &fpStep{name: name, index: i + 1}, nil
 	case strings.HasPrefix(seg, "as(") && strings.HasSuffix(seg, ")"):
 		st, err := last()
 		if err != nil {
@@ -268,13 +279,19 @@ func (st fpStep) apply(c gjson.Result, out []gjson.Result) []gjson.Result {
 	}
 	add := func(v gjson.Result) {
 		if v.IsArray() {
+			i := 0
 			v.ForEach(func(_, x gjson.Result) bool {
-				out = st.keep(x, out)
-				return true
+				i++
+				if st.index == 0 || st.index == i {
+					out = st.keep(x, out)
+				}
+				return st.index == 0 || i < st.index
 			})
 			return
 		}
-		out = st.keep(v, out)
+		if st.index <= 1 {
+			out = st.keep(v, out)
+		}
 	}
 	if st.as != "" {
 		add(c.Get(escapeKey(st.name + upperFirst(st.as))))

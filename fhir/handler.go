@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -30,6 +31,7 @@ const (
 //
 //	GET  /metadata                         a CapabilityStatement
 //	POST /                                 a transaction or batch Bundle
+//	GET  /?{params}                        system search: _type's types, or every type (POST /_search too)
 //	GET  /{type}?{params}                  search (POST /{type}/_search with a form body too)
 //	GET  /{type}/{id}                      read
 //	GET  /{type}/{id}/_history             history (newest first)
@@ -41,7 +43,9 @@ const (
 //	DELETE /{type}?{params}                conditional delete
 //
 // Searches answer a searchset Bundle with total, a self link naming every
-// parameter and a next link while pages remain; errors are
+// parameter and a next link while pages remain, its matches marked
+// search.mode match and what _include and _revinclude add to the page
+// marked include; errors are
 // OperationOutcomes (an unknown parameter is a 400: the store is always
 // strict; a write past the store's bounds a 507). Prefer: return=minimal
 // leaves the resource out of a write's answer. Mount it under a prefix
@@ -69,23 +73,41 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case len(parts) == 1 && parts[0] == "metadata" && get:
 		h.metadata(w, r)
 		return
+	case len(parts) == 1 && parts[0] == "" && get:
+		params, err := parseQueryString(r.URL.RawQuery)
+		if err != nil {
+			storeError(w, err)
+			return
+		}
+		h.search(w, r, "", params)
+		return
 	case len(parts) == 1 && parts[0] == "":
 		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", "POST")
-			outcome(w, http.StatusMethodNotAllowed, "not-supported", r.Method+" is not supported on the base (POST a transaction or batch Bundle)", "")
+			w.Header().Set("Allow", "GET, HEAD, POST")
+			outcome(w, http.StatusMethodNotAllowed, "not-supported", r.Method+" is not supported on the base (GET searches every type, POST takes a transaction or batch Bundle)", "")
 			return
 		}
 		h.bundle(w, r)
+		return
+	case len(parts) == 1 && parts[0] == "_search" && r.Method == http.MethodPost:
+		if params, ok := h.form(w, r); ok {
+			h.search(w, r, "", params)
+		}
 		return
 	case !validType(parts[0]):
 		outcome(w, http.StatusNotFound, "not-found", fmt.Sprintf("no resource type in %q", r.URL.Path), "")
 		return
 	}
 	typ := parts[0]
-	o := &op{method: r.Method, typ: typ}
+	o := &op{method: r.Method, typ: typ, base: h.base(r)}
 	switch {
 	case len(parts) == 1 && get:
-		h.search(w, r, typ, r.URL.Query(), r.URL.RawQuery)
+		params, err := parseQueryString(r.URL.RawQuery)
+		if err != nil {
+			storeError(w, err)
+			return
+		}
+		h.search(w, r, typ, params)
 		return
 	case len(parts) == 1 && r.Method == http.MethodPost:
 		if v := r.Header.Get("If-None-Exist"); v != "" {
@@ -104,19 +126,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		o.cond, o.query, o.url = true, params, typ+"?"+r.URL.RawQuery
 	case len(parts) == 2 && parts[1] == "_search" && r.Method == http.MethodPost:
-		body, ok := h.body(w, r)
-		if !ok {
-			return
+		if params, ok := h.form(w, r); ok {
+			h.search(w, r, typ, params)
 		}
-		form, err := url.ParseQuery(string(body))
-		if err != nil {
-			outcome(w, http.StatusBadRequest, "invalid", "the _search body is not a form: "+err.Error(), "")
-			return
-		}
-		for k, vs := range r.URL.Query() {
-			form[k] = append(form[k], vs...)
-		}
-		h.search(w, r, typ, form, "")
 		return
 	case len(parts) == 2 && get:
 		res, err := h.Store.Read(typ, parts[1])
@@ -164,6 +176,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.writeResource(w, r, o.status, o.e.resource(), true)
+}
+
+// form reads the parameters of POST _search: the form body's and the
+// query string's.
+func (h *Handler) form(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
+	body, ok := h.body(w, r)
+	if !ok {
+		return nil, false
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		outcome(w, http.StatusBadRequest, "invalid", "the _search body is not a form: "+err.Error(), "")
+		return nil, false
+	}
+	query, err := parseQueryString(r.URL.RawQuery)
+	if err != nil {
+		storeError(w, err)
+		return nil, false
+	}
+	for k, vs := range query {
+		form[k] = append(form[k], vs...)
+	}
+	return form, true
 }
 
 func (h *Handler) base(r *http.Request) string {
@@ -214,18 +249,30 @@ func (h *Handler) render(r *http.Request) render {
 	return rc
 }
 
-func (h *Handler) search(w http.ResponseWriter, r *http.Request, typ string, params url.Values, rawQuery string) {
-	if err := checkPlus(rawQuery, params); err != nil {
-		outcome(w, http.StatusBadRequest, "invalid", "the query holds a raw '+', which decodes to a space; encode it as %2B", "")
-		return
+// search runs a search of typ ("": a system search) and writes its page:
+// the matches, and what they include, found under one read lock.
+func (h *Handler) search(w http.ResponseWriter, r *http.Request, typ string, params url.Values) {
+	rc := h.render(r)
+	s := h.Store
+	s.mu.RLock()
+	var res searchResult
+	var err error
+	if typ == "" {
+		res, err = s.searchSystem(params, rc.base)
+	} else {
+		res, err = s.searchLocked(typ, params, rc.base)
 	}
-	res, err := h.Store.search(typ, params)
+	if err == nil {
+		res.start, res.end, _ = rc.page(res.q, len(res.entries))
+		res.included, err = s.include(res.q, res.entries[res.start:res.end], rc.base)
+	}
+	s.mu.RUnlock()
 	if err != nil {
 		storeError(w, err)
 		return
 	}
 	var b bytes.Buffer
-	h.render(r).searchset(&b, typ, res, params)
+	rc.searchset(&b, typ, res, params)
 	writeBundle(w, r, &b)
 }
 
@@ -267,7 +314,7 @@ func (rc render) links(b *bytes.Buffer, path string, params url.Values, q *query
 		}
 		s := rc.base + "/" + path
 		if len(v) > 0 {
-			s += "?" + v.Encode()
+			s += "?" + encodeParams(v)
 		}
 		return s
 	}
@@ -278,23 +325,39 @@ func (rc render) links(b *bytes.Buffer, path string, params url.Values, q *query
 	b.WriteString(`]`)
 }
 
-// searchset writes a search's page as a searchset Bundle.
-func (rc render) searchset(b *bytes.Buffer, typ string, res searchResult, params url.Values) {
+// searchset writes the page [res.start, res.end) of a search of path (a
+// type, or "" for the base) as a searchset Bundle: its matches (shaped by
+// _summary or _elements), then what they include.
+func (rc render) searchset(b *bytes.Buffer, path string, res searchResult, params url.Values) {
 	total := len(res.entries)
-	start, end, size := rc.page(res.q, total)
+	_, _, size := rc.page(res.q, total)
+	end := res.end
 	b.WriteString(`{"resourceType":"Bundle","type":"searchset"`)
 	if params.Get("_total") != "none" {
 		b.WriteString(`,"total":` + strconv.Itoa(total))
 	}
-	rc.links(b, typ, params, res.q, end, size, total)
+	if res.q.summary == "count" {
+		end = total // no entries, no next page
+	}
+	rc.links(b, path, params, res.q, end, size, total)
 	b.WriteString(`,"entry":[`)
-	for i, e := range res.entries[start:end] {
-		if i > 0 {
+	n := 0
+	entry := func(e *entry, raw, mode string) {
+		if n > 0 {
 			b.WriteByte(',')
 		}
+		n++
 		b.WriteString(`{"fullUrl":` + quote(rc.base+"/"+e.typ+"/"+e.id) + `,"resource":`)
-		b.WriteString(e.raw)
-		b.WriteString(`,"search":{"mode":"match"}}`)
+		b.WriteString(raw)
+		b.WriteString(`,"search":{"mode":"` + mode + `"}}`)
+	}
+	if res.q.summary != "count" {
+		for _, e := range res.entries[res.start:res.end] {
+			entry(e, res.q.shape(e), "match")
+		}
+		for _, e := range res.included {
+			entry(e, e.raw, "include")
+		}
 	}
 	b.WriteString(`]}`)
 }
@@ -306,7 +369,7 @@ func historyQuery(params url.Values) (*query, error) {
 	for name, values := range params {
 		switch name {
 		case "_count", "_offset", "_format":
-			if err := q.control("", name, values, nil); err != nil {
+			if err := q.control("", name, values); err != nil {
 				return nil, err
 			}
 		default:
@@ -380,7 +443,7 @@ func (h *Handler) bundle(w http.ResponseWriter, r *http.Request) {
 		storeError(w, err)
 		return
 	}
-	res, err := h.Store.processBundle("", body, doc, false)
+	res, err := h.Store.processBundle("", body, doc, false, h.base(r))
 	if err != nil {
 		storeError(w, err)
 		return
@@ -401,7 +464,7 @@ func (s *Store) Transact(bundle []byte, baseURL string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.processBundle("", bundle, doc, false)
+	res, err := s.processBundle("", bundle, doc, false, strings.TrimRight(baseURL, "/"))
 	if err != nil {
 		return nil, err
 	}
@@ -496,46 +559,42 @@ func (h *Handler) writeResource(w http.ResponseWriter, r *http.Request, status i
 }
 
 func (h *Handler) metadata(w http.ResponseWriter, r *http.Request) {
-	types := map[string]bool{}
-	for _, d := range r4Params {
-		if d.Base != "Resource" {
-			types[d.Base] = true
-		}
+	w.Header().Set("Content-Type", "application/fhir+json; charset=utf-8")
+	if r.Method != http.MethodHead {
+		w.Write(capabilities())
 	}
-	var list []string
-	for t := range types {
-		list = append(list, t)
-	}
-	sortStrings(list)
+}
+
+// capabilities is the CapabilityStatement: every R4 type, with the
+// parameters the store searches it by (the same for every store, so
+// written once).
+var capabilities = sync.OnceValue(func() []byte {
 	var b bytes.Buffer
-	b.WriteString(`{"resourceType":"CapabilityStatement","status":"active","kind":"instance","fhirVersion":"4.0.1","format":["json"],"rest":[{"mode":"server","interaction":[{"code":"transaction"},{"code":"batch"}],"resource":[`)
-	for i, t := range list {
+	b.WriteString(`{"resourceType":"CapabilityStatement","status":"active","kind":"instance","fhirVersion":"4.0.1","format":["json"],"rest":[{"mode":"server","interaction":[{"code":"transaction"},{"code":"batch"},{"code":"search-system"}],"resource":[`)
+	for i, t := range r4Types {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`{"type":` + quote(t) + `,"interaction":[{"code":"read"},{"code":"vread"},{"code":"create"},{"code":"update"},{"code":"delete"},{"code":"history-instance"},{"code":"search-type"}],"versioning":"versioned-update","conditionalCreate":true,"conditionalUpdate":true,"conditionalDelete":"single","searchParam":[`)
+		b.WriteString(`{"type":` + quote(t) + `,"interaction":[{"code":"read"},{"code":"vread"},{"code":"create"},{"code":"update"},{"code":"delete"},{"code":"history-instance"},{"code":"search-type"}],"versioning":"versioned-update","conditionalCreate":true,"conditionalUpdate":true,"conditionalDelete":"single","searchInclude":["*"],"searchRevInclude":["*"],"searchParam":[`)
 		n := 0
-		for _, d := range r4Params {
-			if d.Base != t {
-				continue
+		for _, base := range []string{"Resource", t} {
+			j, _ := paramIndex(base, "")
+			for ; j < len(r4Params) && r4Params[j].Base == base; j++ {
+				if paramAt(j).err != nil {
+					continue
+				}
+				if n > 0 {
+					b.WriteByte(',')
+				}
+				n++
+				b.WriteString(`{"name":` + quote(r4Params[j].Code) + `,"type":` + quote(r4Params[j].Type) + `}`)
 			}
-			if p := lookupParam(t, d.Code); p == nil || p.err != nil {
-				continue
-			}
-			if n > 0 {
-				b.WriteByte(',')
-			}
-			n++
-			b.WriteString(`{"name":` + quote(d.Code) + `,"type":` + quote(d.Type) + `}`)
 		}
 		b.WriteString(`]}`)
 	}
 	b.WriteString(`]}]}`)
-	w.Header().Set("Content-Type", "application/fhir+json; charset=utf-8")
-	if r.Method != http.MethodHead {
-		w.Write(b.Bytes())
-	}
-}
+	return b.Bytes()
+})
 
 // outcomeJSON is an OperationOutcome with one error issue; expression,
 // when set, locates it (Bundle.entry[3]).

@@ -154,6 +154,20 @@ func TestHandlerCRUD(t *testing.T) {
 	if status != 200 || b.Get("resourceType").Str != "CapabilityStatement" {
 		t.Errorf("metadata: %d", status)
 	}
+	// Every R4 type, its own parameters and those of every resource.
+	res := b.Get("rest.0.resource")
+	if n := res.Get("#").Int(); n != 146 {
+		t.Errorf("metadata lists %d types", n)
+	}
+	patient := res.Get(`#(type=="Patient")`)
+	for _, name := range []string{"_id", "_lastUpdated", "email", "organization", "name"} {
+		if !patient.Get(`searchParam.#(name=="` + name + `")`).Exists() {
+			t.Errorf("metadata: Patient lacks %s", name)
+		}
+	}
+	if patient.Get(`searchParam.#(name=="_content")`).Exists() || !res.Get(`#(type=="Parameters").searchParam.#(name=="_id")`).Exists() {
+		t.Errorf("metadata: %s", patient.Raw[:min(300, len(patient.Raw))])
+	}
 }
 
 func TestHandlerPageCap(t *testing.T) {

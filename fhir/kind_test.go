@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,10 @@ func TestCheck(t *testing.T) {
 			assert.StatusFailed, 0.5, `None of 3 resources satisfied every field; best was Patient/eve with 1 of 2 fields passed (birthDate: expected "2000", got "1980-05-01").`},
 		{"type differs", `{"assert":"fhir-resource-state","resource_type":"Observation","search":{"_id":"glucose"},"fields":[{"path":"valueQuantity.value","expected":"6.3"}]}`,
 			assert.StatusFailed, 0, `Observation/glucose matched but only 0 of 1 fields passed (valueQuantity.value: expected "6.3", got 6.3; type differs: expected string, got number).`},
+		{"chain", `{"assert":"fhir-resource-state","resource_type":"Observation","search":{"subject:Patient.family":"baker"},"fields":[{"path":"id","expected":"lower"}]}`,
+			assert.StatusPassed, 1, "Observation/lower matched; 1 of 1 fields passed."},
+		{"included resources are not candidates", `{"assert":"fhir-resource-state","resource_type":"MedicationRequest","search":{"_id":"mr1","_include":"MedicationRequest:subject"},"fields":[{"path":"resourceType","expected":"Patient"}]}`,
+			assert.StatusFailed, 0, `MedicationRequest/mr1 matched but only 0 of 1 fields passed (resourceType: expected "Patient", got "MedicationRequest").`},
 		{"no candidate", `{"assert":"fhir-resource-state","resource_type":"Appointment","search":{"status":"noshow"}}`,
 			assert.StatusFailed, 0, "No candidate: found no Appointment?status=noshow."},
 		{"unknown parameter is error", `{"assert":"fhir-resource-state","resource_type":"Appointment","search":{"colour":"blue"}}`,
@@ -73,6 +78,38 @@ func TestCheck(t *testing.T) {
 				t.Errorf("got %s %v %q\nwant %s %v %q", res.Status, res.Score, res.Details, c.status, c.score, c.details)
 			}
 		})
+	}
+}
+
+// TestCheckIncludesOverHTTP: through the client, a live server's
+// included entries (search.mode include) are never candidates, even of
+// the type searched.
+func TestCheckIncludesOverHTTP(t *testing.T) {
+	data, err := os.ReadFile("testdata/people.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fhir.NewStore()
+	if _, err := s.LoadJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(fhir.NewHandler(s))
+	defer srv.Close()
+	c, err := fhir.NewClient(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := assert.NewEnv()
+	fhir.Attach(env, c)
+	for _, spec := range []string{
+		// org1 is included (partOf org2's match): never a candidate.
+		`{"assert":"fhir-resource-state","resource_type":"Organization","search":{"_id":"org2","_revinclude":"Organization:partof"},"fields":[{"path":"id","expected":"org1"}]}`,
+		`{"assert":"fhir-resource-state","resource_type":"MedicationRequest","search":{"_id":"mr1","_include":"MedicationRequest:subject"},"fields":[{"path":"resourceType","expected":"Patient"}]}`,
+	} {
+		res := run(t, env, spec)
+		if res.Status != assert.StatusFailed || !strings.Contains(res.Details, "matched but only 0 of 1") {
+			t.Errorf("%s: %s %q", spec, res.Status, res.Details)
+		}
 	}
 }
 

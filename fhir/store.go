@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/assaykit/assay/assert"
@@ -217,77 +216,6 @@ func (h history) dropped(vid string) bool {
 	return err == nil && err2 == nil && n >= 1 && n < oldest
 }
 
-// typeTable holds the resources of one type. A table is owned by one
-// store until Clone shares it; then no store changes it again, and a
-// store that writes to the type first copies it (copy on write).
-type typeTable struct {
-	name    string
-	shared  atomic.Bool
-	byID    map[string]int // id -> position
-	entries []*entry       // current version per position; deleted ones stay as tombstones
-	hist    []history      // versions per position
-	live    int
-	ix      tableIndex
-}
-
-// tableIndex is what searches derive from a table: built on first use,
-// under mu, since stores that share a table search it at once. A store
-// writing to its own table changes them under its own lock alone: no
-// other store sees that table.
-type tableIndex struct {
-	mu sync.RWMutex
-	// columns are the indexed values of each parameter used so far, by
-	// position; kept up to date by writes.
-	columns map[string][][]ival
-	// tokenIx (code -> token code -> positions) and dateIx (code ->
-	// positions sorted by the start of their ranges) narrow the candidates
-	// of a search; dropped by any write.
-	tokenIx map[string]map[string][]int32
-	dateIx  map[string][]datePos
-}
-
-type datePos struct {
-	lo  int64
-	pos int32
-}
-
-func newTable(typ string) *typeTable {
-	t := &typeTable{name: typ, byID: map[string]int{}}
-	t.ix.columns = map[string][][]ival{}
-	t.ix.tokenIx = map[string]map[string][]int32{}
-	t.ix.dateIx = map[string][]datePos{}
-	return t
-}
-
-// invalidate drops the auxiliary indexes after a write.
-func (t *typeTable) invalidate() {
-	clear(t.ix.tokenIx)
-	clear(t.ix.dateIx)
-}
-
-// copy returns a table of the same resources that the caller owns, and an
-// estimate of the bytes it takes (a map entry, an entry pointer and a
-// history per resource, and a slot per built column). The entries and
-// histories are shared; the slices and maps that writes change are
-// copied.
-func (t *typeTable) copy() (*typeTable, int64) {
-	c := newTable(t.name)
-	c.entries = append(make([]*entry, 0, len(t.entries)+1), t.entries...)
-	c.hist = append(make([]history, 0, len(t.hist)+1), t.hist...)
-	c.live = t.live
-	c.byID = make(map[string]int, len(t.byID)+1)
-	for id, pos := range t.byID {
-		c.byID[id] = pos
-	}
-	t.ix.mu.RLock()
-	for code, col := range t.ix.columns {
-		c.ix.columns[code] = append(make([][]ival, 0, len(col)+1), col...)
-	}
-	cost := int64(len(t.entries)) * int64(112+24*len(t.ix.columns))
-	t.ix.mu.RUnlock()
-	return c, cost
-}
-
 // Store is an in-memory FHIR R4 store: any resource type is stored and
 // readable, and searches follow the R4 rules for the parameters of the
 // official definitions (see the package documentation). It is safe for
@@ -322,10 +250,11 @@ func NewStore(opts ...StoreOption) *Store {
 // and then lives apart: a write to either is never seen by the other. The
 // copy shares s's data, so it costs the same whatever s holds (well under
 // a millisecond and a few hundred bytes per resource type); the first
-// write to a resource type, in either store, then copies that type's table
-// of ids (about 100 bytes per resource of the type, charged to the Reserve
-// hook), and later writes to it cost what they cost in any store. Indexes
-// that searches build on the shared tables are shared too.
+// write to a resource type, in either store, then gives the writer a
+// layer of its own over the shared table (a few hundred bytes, charged to
+// the Reserve hook, whatever the type holds), and a store's memory grows
+// with what it writes. Indexes that searches build on the shared tables
+// are shared too, and searches after writes use them.
 func (s *Store) Clone(opts ...StoreOption) *Store {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -689,15 +618,15 @@ func (e *entry) resource() Resource {
 	return Resource{Type: e.typ, ID: e.id, Version: e.version, JSON: json.RawMessage(e.raw)}
 }
 
-// lookup finds typ/id's table, position and history; ok is false when the
-// store never held it.
-func (s *Store) lookup(typ, id string) (*typeTable, int, bool) {
+// lookup finds typ/id's table, and the layer and position that hold it;
+// ok is false when the store never held it.
+func (s *Store) lookup(typ, id string) (*typeTable, *layer, int32, bool) {
 	t := s.types[typ]
 	if t == nil {
-		return nil, 0, false
+		return nil, nil, 0, false
 	}
-	pos, ok := t.byID[id]
-	return t, pos, ok
+	l, pos, ok := t.find(id)
+	return t, l, pos, ok
 }
 
 // Read returns the current version of typ/id. A resource the store never
@@ -713,11 +642,11 @@ func (s *Store) Read(typ, id string) (Resource, error) {
 }
 
 func (s *Store) readLocked(typ, id string) (*entry, error) {
-	t, pos, ok := s.lookup(typ, id)
+	_, l, pos, ok := s.lookup(typ, id)
 	if !ok {
 		return nil, fmt.Errorf("%s/%s: %w", typ, id, ErrNotFound)
 	}
-	if e := t.entries[pos]; !e.deleted {
+	if e := l.entries[pos]; !e.deleted {
 		return e, nil
 	}
 	return nil, fmt.Errorf("%s/%s: %w", typ, id, ErrGone)
@@ -736,9 +665,9 @@ func (s *Store) VRead(typ, id, vid string) (Resource, error) {
 }
 
 func (s *Store) vreadLocked(typ, id, vid string) (*entry, error) {
-	t, pos, ok := s.lookup(typ, id)
+	_, l, pos, ok := s.lookup(typ, id)
 	if ok {
-		h := t.hist[pos]
+		h := l.hist[pos]
 		for _, e := range h.list {
 			if e.version == vid {
 				if e.deleted {
@@ -776,11 +705,11 @@ func (s *Store) History(typ, id string) ([]Resource, error) {
 // historyLocked returns typ/id's kept versions, newest first, and whether
 // the oldest of them is its first version (none was dropped).
 func (s *Store) historyLocked(typ, id string) ([]*entry, bool, error) {
-	t, pos, ok := s.lookup(typ, id)
+	_, l, pos, ok := s.lookup(typ, id)
 	if !ok {
 		return nil, false, fmt.Errorf("%s/%s: %w", typ, id, ErrNotFound)
 	}
-	h := t.hist[pos]
+	h := l.hist[pos]
 	out := make([]*entry, len(h.list))
 	for i, e := range h.list {
 		out[len(h.list)-1-i] = e
@@ -815,7 +744,11 @@ func (s *Store) Delete(typ, id string) error {
 
 // Search runs an R4 search and returns every match (paging parameters
 // _count and _offset do not cut the list; the handler pages it). It makes
-// the store a Source.
+// the store a Source. What _include and _revinclude add is not returned:
+// a Source's results are the matches. _summary and _elements shape the
+// resources as the handler does (_summary=count returns none, as a
+// server's count-only searchset holds no entries). Absolute references
+// are compared as written: the store on its own has no base URL.
 func (s *Store) Search(ctx context.Context, typ string, params url.Values) ([]Resource, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -824,28 +757,17 @@ func (s *Store) Search(ctx context.Context, typ string, params url.Values) ([]Re
 	if err != nil {
 		return nil, err
 	}
+	if r.q.summary == "count" {
+		return []Resource{}, nil
+	}
 	out := make([]Resource, len(r.entries))
 	for i, e := range r.entries {
 		out[i] = e.resource()
+		if raw := r.q.shape(e); raw != e.raw {
+			out[i].JSON = json.RawMessage(raw)
+		}
 	}
 	return out, nil
-}
-
-// values computes an entry's indexed values for one parameter.
-func (t *typeTable) values(code string, e *entry) []ival {
-	if e.deleted {
-		return nil
-	}
-	p := lookupParam(t.name, code)
-	if p == nil || p.expr == nil {
-		return nil
-	}
-	res := gjson.Parse(e.raw)
-	var out []ival
-	for _, v := range p.expr.eval(res) {
-		out = extract(p.Type, v, out)
-	}
-	return out
 }
 
 // WriteBundle writes every current resource of s (not the deleted ones)
@@ -861,13 +783,12 @@ func (s *Store) WriteBundle(w io.Writer) error {
 	sort.Strings(names)
 	var list []*entry
 	for _, name := range names {
-		t := s.types[name]
 		start := len(list)
-		for _, e := range t.entries {
+		s.types[name].each(func(e *entry) {
 			if !e.deleted {
 				list = append(list, e)
 			}
-		}
+		})
 		part := list[start:]
 		sort.Slice(part, func(i, j int) bool { return part[i].id < part[j].id })
 	}

@@ -72,6 +72,7 @@ type op struct {
 	bodyID      string       // the resource's id, if any
 	ifNoneExist url.Values
 	ifMatch     string
+	base        string // the server's base URL (a lone request's)
 
 	// Outcome.
 	existing  *entry // a conditional create's match: nothing written
@@ -104,8 +105,8 @@ func (o *op) fail(ptr string, err error) error {
 }
 
 // parseQueryString reads a search's query string (a leading Type? is
-// dropped), refusing a raw '+' whose value then holds a space: a client
-// almost surely meant a zone offset.
+// dropped). A + is a space, as in a form (rule 25): a zone offset's +
+// travels as %2B.
 func parseQueryString(raw string) (url.Values, error) {
 	if _, q, ok := strings.Cut(raw, "?"); ok {
 		raw = q
@@ -114,32 +115,21 @@ func parseQueryString(raw string) (url.Values, error) {
 	if err != nil {
 		return nil, &SearchError{Param: "query", Value: raw, Err: fmt.Errorf("%w: %v", ErrBadValue, err)}
 	}
-	if err := checkPlus(raw, params); err != nil {
-		return nil, err
-	}
 	return params, nil
 }
 
-// checkPlus refuses a query with a raw '+' that decoded to a space.
-func checkPlus(rawQuery string, params url.Values) error {
-	if !strings.Contains(rawQuery, "+") {
-		return nil
-	}
-	for k, vs := range params {
-		for _, v := range vs {
-			if strings.Contains(v, " ") {
-				return &SearchError{Param: k, Value: v, Err: fmt.Errorf("%w: the query holds a raw '+', which decodes to a space; encode it as %%2B", ErrBadValue)}
-			}
-		}
-	}
-	return nil
+// encodeParams writes params as a query string in key order, a space as
+// %20 and a + as %2B (rule 25), so that servers that read a + as a plus
+// and those that read it as a space read it alike.
+func encodeParams(params url.Values) string {
+	return strings.ReplaceAll(params.Encode(), "+", "%20")
 }
 
 // parseURL reads a request's url (relative to the base) into o, checking
 // that its shape suits o.method.
 func (o *op) parseURL(raw string) error {
 	bad := func(format string, args ...any) error { return o.fail("/request/url", fmt.Errorf(format, args...)) }
-	if strings.Contains(raw, "://") {
+	if path, _, _ := strings.Cut(raw, "?"); strings.Contains(path, "://") {
 		return bad("the url %q must be relative to the base (Type, Type/id, Type?query)", raw)
 	}
 	path, query, hasQuery := strings.Cut(strings.TrimPrefix(raw, "/"), "?")
@@ -233,7 +223,7 @@ func (s *Store) do(o *op, body []byte) error {
 		}
 	}
 	return s.write(false, func(x *txn) error {
-		r := &bundleRun{x: x}
+		r := &bundleRun{x: x, base: o.base}
 		if err := r.resolve(o); err != nil {
 			return err
 		}
@@ -252,11 +242,14 @@ type bundleRun struct {
 	claimed map[string]int
 	// refs caches resolved conditional references.
 	refs map[string]string
+	// base is the server's base URL, as searches compare absolute
+	// references with it ("" for the store itself).
+	base string
 }
 
 // find runs a conditional interaction's search.
 func (r *bundleRun) find(typ string, params url.Values) ([]*entry, error) {
-	res, err := r.x.s.searchLocked(typ, params)
+	res, err := r.x.s.searchLocked(typ, params, r.base)
 	if err != nil {
 		return nil, err
 	}
@@ -379,16 +372,16 @@ func (r *bundleRun) apply(o *op) error {
 		o.e, o.status = x.put(o.typ, o.id, raw), 201
 		return nil
 	case "PUT":
-		t, pos, ok := x.s.lookup(o.typ, o.id)
-		exists := ok && !t.entries[pos].deleted
+		_, l, pos, ok := x.s.lookup(o.typ, o.id)
+		exists := ok && !l.entries[pos].deleted
 		if o.ifMatch != "" {
 			want, _ := strings.CutPrefix(o.ifMatch, "W/")
 			want = strings.Trim(want, `"`)
 			switch {
 			case !exists:
 				return fmt.Errorf("If-Match %s: %s does not exist: %w", o.ifMatch, o.key(), ErrPreconditionFailed)
-			case t.entries[pos].version != want:
-				return fmt.Errorf("If-Match %s: %s is at version %s: %w", o.ifMatch, o.key(), t.entries[pos].version, ErrPreconditionFailed)
+			case l.entries[pos].version != want:
+				return fmt.Errorf("If-Match %s: %s is at version %s: %w", o.ifMatch, o.key(), l.entries[pos].version, ErrPreconditionFailed)
 			}
 		}
 		raw, err := r.rewrite(o, withID(o.body.Raw, o.id))
@@ -550,8 +543,14 @@ func (r *bundleRun) read(o *op) error {
 		o.e, err = s.readLocked(o.typ, o.id)
 	default:
 		var res searchResult
-		if res, err = s.searchLocked(o.typ, o.query); err == nil {
-			o.search = &res
+		if res, err = s.searchLocked(o.typ, o.query, r.base); err == nil {
+			// The searchset holds the first page the query asks for, at
+			// the package's page sizes, with what it includes.
+			rc := render{pageSize: DefaultPageSize, maxPage: DefaultMaxPageSize}
+			res.start, res.end, _ = rc.page(res.q, len(res.entries))
+			if res.included, err = s.include(res.q, res.entries[res.start:res.end], r.base); err == nil {
+				o.search = &res
+			}
 		}
 	}
 	if err == nil {
@@ -630,7 +629,7 @@ type bundle struct {
 // names it in errors. A transaction that fails returns a BundleError (or a
 // BoundError, when the whole passes a bound) and changes nothing; a
 // batch's entries fail one by one, each op holding its own error.
-func (s *Store) processBundle(file string, data []byte, doc gjson.Result, load bool) (*bundle, error) {
+func (s *Store) processBundle(file string, data []byte, doc gjson.Result, load bool, base string) (*bundle, error) {
 	if doc.Get("resourceType").Str != "Bundle" {
 		return nil, &LoadError{Location: assert.Location{File: file, Pointer: "/resourceType"}, Err: errors.New("POST to the base takes a Bundle of type transaction or batch")}
 	}
@@ -676,17 +675,17 @@ func (s *Store) processBundle(file string, data []byte, doc gjson.Result, load b
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b.tx {
-		return b, s.transaction(order, load)
+		return b, s.transaction(order, load, base)
 	}
-	s.batch(order, load)
+	s.batch(order, load, base)
 	return b, nil
 }
 
 // transaction applies ops (in R4's order) as one txn; the caller holds the
 // write lock.
-func (s *Store) transaction(order []*op, load bool) error {
+func (s *Store) transaction(order []*op, load bool, base string) error {
 	x := s.begin(load)
-	r := &bundleRun{x: x, tx: true, urns: map[string]string{}, claimed: map[string]int{}, refs: map[string]string{}}
+	r := &bundleRun{x: x, tx: true, urns: map[string]string{}, claimed: map[string]int{}, refs: map[string]string{}, base: base}
 	fail := func(o *op, err error) error {
 		x.rollback()
 		return &BundleError{Entry: o.index, Method: o.method, URL: o.url, Err: err}
@@ -753,14 +752,14 @@ func (s *Store) transaction(order []*op, load bool) error {
 
 // batch applies each op (in R4's order) as its own txn; the caller holds
 // the write lock. A failed op keeps its error.
-func (s *Store) batch(order []*op, load bool) {
+func (s *Store) batch(order []*op, load bool, base string) {
 	urns := map[string]string{}
 	for _, o := range order {
 		if o.err != nil {
 			continue
 		}
 		x := s.begin(load)
-		r := &bundleRun{x: x, urns: urns, refs: map[string]string{}}
+		r := &bundleRun{x: x, urns: urns, refs: map[string]string{}, base: base}
 		err := r.resolve(o)
 		if err == nil && o.phase() == phaseRead {
 			err = r.read(o)
@@ -790,7 +789,7 @@ func (s *Store) batch(order []*op, load bool) {
 // loadTransaction applies a transaction Bundle read from file, keeping
 // loaded meta; it returns how many resources it wrote.
 func (s *Store) loadTransaction(file string, data []byte, doc gjson.Result) (int, error) {
-	b, err := s.processBundle(file, data, doc, true)
+	b, err := s.processBundle(file, data, doc, true, "")
 	if err != nil {
 		var le *LoadError
 		var be *BundleError

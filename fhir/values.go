@@ -1,7 +1,6 @@
 package fhir
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -23,11 +22,16 @@ import (
 //	number     f
 //	quantity   f, a = system, b = code, c = unit
 //	uri        a
+//
+// kind tells the extra values apart: kindOfType (an Identifier's type
+// coding beside its value: a = system, b = code, c = the identifier's
+// value) and kindRefIdent (a Reference.identifier: a = system, b = value).
 type ival struct {
 	a, b, c string
 	lo, hi  int64
 	f       float64
 	sys     bool
+	kind    uint8
 }
 
 const (
@@ -259,12 +263,25 @@ func extract(typ string, v gjson.Result, out []ival) []ival {
 				}
 				sys := v.Get("system")
 				out = append(out, ival{a: sys.Str, sys: sys.Exists(), b: val.Str, c: fold(v.Get("type.text").String())})
+				// An Identifier's type, for :of-type.
+				v.Get("type.coding").ForEach(func(_, c gjson.Result) bool {
+					s := c.Get("system")
+					out = append(out, ival{kind: kindOfType, a: s.Str, sys: s.Exists(), b: c.Get("code").Str, c: val.Str})
+					return true
+				})
 			}
 		}
 	case "reference":
 		ref := v
 		if v.IsObject() {
 			ref = v.Get("reference")
+			// A logical reference, for :identifier.
+			if ident := v.Get("identifier"); ident.IsObject() {
+				if val := ident.Get("value"); val.Type == gjson.String {
+					s := ident.Get("system")
+					out = append(out, ival{kind: kindRefIdent, a: s.Str, sys: s.Exists(), b: val.Str})
+				}
+			}
 		}
 		if ref.Type == gjson.String {
 			t, id, _ := parseReference(ref.Str)
@@ -381,10 +398,6 @@ func splitPrefix(v string) (string, string) {
 	}
 	return "eq", v
 }
-
-// ErrBadValue is wrapped by the SearchError of a search value that does
-// not parse (a bad date, prefix or number).
-var ErrBadValue = errors.New("bad search value")
 
 // parseNumber reads a search number and its implicit precision range
 // (R4: 100 stands for [99.5, 100.5)).

@@ -78,8 +78,8 @@ func (x *txn) commit() error {
 	return nil
 }
 
-// table returns typ's table for writing: made if missing, copied first if
-// shared.
+// table returns typ's table for writing: made if missing, forked first
+// if shared (see typeTable).
 func (x *txn) table(typ string) *typeTable {
 	s := x.s
 	t := s.types[typ]
@@ -90,7 +90,7 @@ func (x *txn) table(typ string) *typeTable {
 		x.undo = append(x.undo, func() { delete(s.types, typ) })
 		return c
 	case t.shared.Load():
-		c, cost := t.copy()
+		c, cost := t.fork()
 		s.types[typ] = c
 		x.copied += cost
 		x.undo = append(x.undo, func() { s.types[typ] = t })
@@ -101,7 +101,7 @@ func (x *txn) table(typ string) *typeTable {
 
 // taken reports whether the store ever held typ/id (a deleted one too).
 func (x *txn) taken(typ, id string) bool {
-	_, _, ok := x.s.lookup(typ, id)
+	_, _, _, ok := x.s.lookup(typ, id)
 	return ok
 }
 
@@ -127,10 +127,9 @@ func (x *txn) mintID(typ, fullURL string) string {
 func (x *txn) put(typ, id, raw string) *entry {
 	s := x.s
 	t := x.table(typ)
-	pos, exists := t.byID[id]
 	var h history
-	if exists {
-		h = t.hist[pos]
+	if l, pos, exists := t.find(id); exists {
+		h = l.hist[pos]
 	}
 	version := h.next()
 	var luMicro int64
@@ -150,75 +149,82 @@ func (x *txn) put(typ, id, raw string) *entry {
 	}
 	raw = setMeta(raw, version, stamp)
 	e := &entry{typ: typ, id: id, version: version, lastUpdated: luMicro, raw: raw}
-	x.set(t, pos, exists, e, h)
+	x.set(t, e, h)
 	return e
 }
 
 // del deletes typ/id, reporting false when it is not there.
 func (x *txn) del(typ, id string) bool {
 	s := x.s
-	t, pos, ok := s.lookup(typ, id)
-	if !ok || t.entries[pos].deleted {
+	_, l, pos, ok := s.lookup(typ, id)
+	if !ok || l.entries[pos].deleted {
 		return false
 	}
-	t = x.table(typ)
-	h := t.hist[pos]
+	h := l.hist[pos]
 	e := &entry{typ: typ, id: id, version: h.next(), lastUpdated: s.cfg.now().UnixMicro(), deleted: true}
-	x.set(t, pos, true, e, h)
+	x.set(x.table(typ), e, h)
 	return true
 }
 
-// set makes e the current version of its resource at pos (a new position
-// unless exists), h being its history so far, and counts the bytes.
-func (x *txn) set(t *typeTable, pos int, exists bool, e *entry, h history) {
+// set makes e the current version of its resource in t, h being its
+// history so far, and counts the bytes. A resource of t's own layer
+// changes in place; one of its base moves to the own layer, its base
+// position shadowed; a new one is appended to the own layer.
+func (x *txn) set(t *typeTable, e *entry, h history) {
 	s := x.s
 	nh, freed := h.add(e, s.cfg.maxVersions)
 	s.bytes += int64(len(e.raw)) - freed
 	if !e.deleted {
 		s.current += int64(len(e.raw))
 	}
-	t.invalidate()
 	live := t.live
-	if exists {
-		old, oldH := t.entries[pos], t.hist[pos]
-		if !old.deleted {
-			s.current -= int64(len(old.raw))
-			t.live--
-		}
-		x.undo = append(x.undo, func() {
-			t.entries[pos], t.hist[pos], t.live = old, oldH, live
-			for code, col := range t.ix.columns {
-				col[pos] = t.values(code, old)
-			}
-			t.invalidate()
-		})
-		t.entries[pos], t.hist[pos] = e, nh
-		for code, col := range t.ix.columns {
-			col[pos] = t.values(code, e)
-		}
-	} else {
-		n := len(t.entries)
-		x.undo = append(x.undo, func() {
-			t.entries, t.hist, t.live = t.entries[:n], t.hist[:n], live
-			for code, col := range t.ix.columns {
-				if len(col) > n {
-					t.ix.columns[code] = col[:n]
-				}
-			}
-			delete(t.byID, e.id)
-			t.invalidate()
-		})
-		pos = n
-		t.byID[e.id] = pos
-		t.entries = append(t.entries, e)
-		t.hist = append(t.hist, nh)
-		for code, col := range t.ix.columns {
-			t.ix.columns[code] = append(col, t.values(code, e))
-		}
+	l, pos, exists := t.find(e.id)
+	if exists && !l.entries[pos].deleted {
+		s.current -= int64(len(l.entries[pos].raw))
+		t.live--
 	}
 	if !e.deleted {
 		t.live++
 	}
+	own := t.own
+	if exists && l == own {
+		old, oldH := own.entries[pos], own.hist[pos]
+		x.undo = append(x.undo, func() {
+			own.entries[pos], own.hist[pos], t.live = old, oldH, live
+			own.index(pos, old)
+		})
+		own.entries[pos], own.hist[pos] = e, nh
+		own.index(pos, e)
+		return
+	}
+	// A new position of the own layer: the resource's base position, or
+	// the table's next.
+	n := len(own.entries)
+	g, nextG := int32(n), t.nextG
+	if t.base != nil {
+		if exists {
+			g = pos
+			t.setShadow(pos, true)
+		} else {
+			g = t.nextG
+			t.nextG++
+		}
+		t.gpos = append(t.gpos, g)
+	}
+	x.undo = append(x.undo, func() {
+		own.truncate(n)
+		t.live, t.nextG = live, nextG
+		if t.base != nil {
+			t.gpos = t.gpos[:n]
+			if exists {
+				t.setShadow(g, false)
+			}
+		}
+	})
+	own.byID[e.id] = int32(n)
+	own.entries = append(own.entries, e)
+	own.hist = append(own.hist, nh)
+	own.index(int32(n), e)
 }
 
 // amend replaces the JSON of typ/id's current version, which x wrote, by
@@ -227,17 +233,14 @@ func (x *txn) set(t *typeTable, pos int, exists bool, e *entry, h history) {
 // this too.
 func (x *txn) amend(typ, id, raw string) *entry {
 	s := x.s
-	t, pos, _ := s.lookup(typ, id)
-	old := t.entries[pos]
+	_, l, pos, _ := s.lookup(typ, id)
+	old := l.entries[pos]
 	e := *old
 	e.raw = raw
-	t.entries[pos] = &e
-	h := t.hist[pos]
+	l.entries[pos] = &e
+	h := l.hist[pos]
 	h.list[len(h.list)-1] = &e // a list of x's own making: put makes a new one
-	for code, col := range t.ix.columns {
-		col[pos] = t.values(code, &e)
-	}
-	t.invalidate()
+	l.index(pos, &e)
 	d := int64(len(raw) - len(old.raw))
 	s.bytes += d
 	s.current += d

@@ -67,7 +67,9 @@
 //   - Terminators are chosen per MLLP frame, or per input when it is not
 //     framed: a frame that holds a CR (other than
 //     the one after an end block) ends segments at CR or CRLF, and a lone
-//     LF inside a segment is data; otherwise LF ends segments. An LF right
+//     LF inside a segment is data, but for LFs (and CRs) that end the frame
+//     or input: they end its last segment (rule 9: a CR file that ends in LF
+//     reads its last field without the LF); otherwise LF ends segments. An LF right
 //     before a CR ends the segment with it (LF CR is one line break, as
 //     CRLF is), so files written with LF CR still read as their lines.
 //   - Leading whitespace (spaces, tabs, a stray LF or CR), MLLP framing

