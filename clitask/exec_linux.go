@@ -8,22 +8,20 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // tagsWork: commands carry tagEnv, by which a subreaper tells its own
 // leftovers from the processes it did not start.
 const tagsWork = true
 
-const (
-	prSetChildSubreaper = 36
-	prGetChildSubreaper = 37
-	pPID                = 1
-	wExited             = 4
-	wNoWait             = 0x1000000
-)
+// subreaper is set once BecomeSubreaper has made the process a child
+// subreaper.
+var subreaper atomic.Bool
 
 // BecomeSubreaper makes the process a child subreaper (Linux
 // PR_SET_CHILD_SUBREAPER): orphans of its descendants, processes that
@@ -34,32 +32,38 @@ const (
 // must reap them: clitask reaps the ones it ends). Without it, only each
 // command's process group is killed. Elsewhere than on Linux it returns an
 // error.
-func BecomeSubreaper() error {
-	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
-		return &os.SyscallError{Syscall: "prctl(PR_SET_CHILD_SUBREAPER)", Err: errno}
+func BecomeSubreaper() error { return setSubreaper(true) }
+
+// setSubreaper makes the process a child subreaper, or no longer one.
+func setSubreaper(on bool) error {
+	v := uintptr(0)
+	if on {
+		v = 1
 	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, v, 0, 0, 0); err != nil {
+		return &os.SyscallError{Syscall: "prctl(PR_SET_CHILD_SUBREAPER)", Err: err}
+	}
+	subreaper.Store(on)
 	return nil
 }
 
-// isSubreaper reports whether the process is a child subreaper now.
-func isSubreaper() bool {
-	var v int32
-	_, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prGetChildSubreaper, uintptr(unsafe.Pointer(&v)), 0)
-	return errno == 0 && v != 0
-}
+// isSubreaper reports whether BecomeSubreaper has made the process a child
+// subreaper. (A process made one by other means is not known as one: its
+// leftovers are then ended by process group only, as without a subreaper.)
+func isSubreaper() bool { return subreaper.Load() }
 
 // awaitExit blocks until the child pid has exited, without reaping it: its
 // pid, and so its process group number, stays taken until exec.Cmd.Wait
 // reaps it. It reports false when the wait failed (the caller then cleans up
 // after Wait).
 func awaitExit(pid int) bool {
-	var info [128]byte // siginfo_t
+	var info unix.Siginfo
 	for {
-		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), wExited|wNoWait, 0, 0)
-		if errno == syscall.EINTR {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err == unix.EINTR {
 			continue
 		}
-		return errno == 0
+		return err == nil
 	}
 }
 

@@ -15,14 +15,10 @@ import (
 )
 
 // setSubreaper turns the child subreaper attribute on or off.
-func setSubreaper(t *testing.T, on bool) {
+func setSubreaperFor(t *testing.T, on bool) {
 	t.Helper()
-	v := uintptr(0)
-	if on {
-		v = 1
-	}
-	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, v, 0); errno != 0 {
-		t.Fatal(errno)
+	if err := setSubreaper(on); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -61,8 +57,8 @@ func TestWithoutSubreaperGroupOnly(t *testing.T) {
 		t.Skip("no setsid(1)")
 	}
 	was := isSubreaper()
-	setSubreaper(t, false)
-	defer setSubreaper(t, was)
+	setSubreaperFor(t, false)
+	defer setSubreaperFor(t, was)
 	if isSubreaper() {
 		t.Fatal("still a subreaper")
 	}
@@ -86,8 +82,8 @@ func TestWithoutSubreaperGroupOnly(t *testing.T) {
 // commands' groups, and nothing else.
 func TestShellCloseWithoutSubreaper(t *testing.T) {
 	was := isSubreaper()
-	setSubreaper(t, false)
-	defer setSubreaper(t, was)
+	setSubreaperFor(t, false)
+	defer setSubreaperFor(t, was)
 	dir := t.TempDir()
 	other := exec.Command("sleep", "30")
 	if err := other.Start(); err != nil {
@@ -117,9 +113,9 @@ func TestShellCloseWithoutSubreaper(t *testing.T) {
 // subreaper.
 func TestShellCloseReusedGroup(t *testing.T) {
 	was := isSubreaper()
-	defer setSubreaper(t, was)
+	defer setSubreaperFor(t, was)
 	for _, sub := range []bool{true, false} {
-		setSubreaper(t, sub)
+		setSubreaperFor(t, sub)
 		other := exec.Command("sleep", "30")
 		other.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := other.Start(); err != nil {
