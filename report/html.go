@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/internal/words"
@@ -76,7 +77,10 @@ var htmlFuncs = template.FuncMap{
 	"verdict": func(s string) string { return "v-" + s },
 }
 
-var htmlTemplates = template.Must(template.New("page").Funcs(htmlFuncs).Parse(`{{define "head"}}<!DOCTYPE html>
+// htmlTemplates are parsed on first use, so that commands that write no HTML
+// do not pay for it at start-up.
+var htmlTemplates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(htmlFuncs).Parse(`{{define "head"}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -173,6 +177,7 @@ summary{cursor:pointer}
 </body>
 </html>
 {{end}}`))
+})
 
 // failuresOf lists a task's criteria that did not pass, with their diffs.
 func failuresOf(r assert.TaskResult) []htmlFailure {
@@ -217,10 +222,10 @@ func writeTaskHTML(w io.Writer, r assert.TaskResult) error {
 	}
 	p.Failures = failuresOf(r)
 	bw := bufio.NewWriter(w)
-	if err := htmlTemplates.ExecuteTemplate(bw, "head", p); err != nil {
+	if err := htmlTemplates().ExecuteTemplate(bw, "head", p); err != nil {
 		return err
 	}
-	if err := htmlTemplates.ExecuteTemplate(bw, "tail", p); err != nil {
+	if err := htmlTemplates().ExecuteTemplate(bw, "tail", p); err != nil {
 		return err
 	}
 	return bw.Flush()
@@ -236,7 +241,7 @@ func axisName(a string) string {
 // writeHTMLRun writes one run's drill-down, spooled until the page is
 // written.
 func writeHTMLRun(w io.Writer, index int, r Run) error {
-	return htmlTemplates.ExecuteTemplate(w, "run", htmlRun{Index: index, Name: r.Name, Score: r.Result.Score,
+	return htmlTemplates().ExecuteTemplate(w, "run", htmlRun{Index: index, Name: r.Name, Score: r.Result.Score,
 		Verdict: string(r.Result.Verdict), Counts: r.Result.Counts, Failures: failuresOf(r.Result)})
 }
 
@@ -255,7 +260,7 @@ func (bw *BenchmarkWriter) closeHTML(bm assert.BenchmarkResult) error {
 		p.Criteria = append(p.Criteria, hc)
 	}
 	out := bufio.NewWriter(bw.w)
-	if err := htmlTemplates.ExecuteTemplate(out, "head", p); err != nil {
+	if err := htmlTemplates().ExecuteTemplate(out, "head", p); err != nil {
 		return err
 	}
 	if bw.spool != nil {
@@ -269,7 +274,7 @@ func (bw *BenchmarkWriter) closeHTML(bm assert.BenchmarkResult) error {
 			return err
 		}
 	}
-	if err := htmlTemplates.ExecuteTemplate(out, "tail", p); err != nil {
+	if err := htmlTemplates().ExecuteTemplate(out, "tail", p); err != nil {
 		return err
 	}
 	return out.Flush()

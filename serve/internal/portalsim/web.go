@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/assaykit/assay/payer"
@@ -22,8 +23,10 @@ import (
 //go:embed templates/*.html
 var templateFS embed.FS
 
-// pages are the web UI's templates, each page parsed with the layout.
-var pages = func() map[string]*template.Template {
+// pages are the web UI's templates, each page parsed with the layout, on
+// first use: parsing them costs about 2 ms, which every assay command would
+// otherwise pay at start-up, serve or not.
+var pages = sync.OnceValue(func() map[string]*template.Template {
 	funcs := template.FuncMap{
 		"path":  url.PathEscape,
 		"when":  when,
@@ -36,7 +39,7 @@ var pages = func() map[string]*template.Template {
 		out[name] = template.Must(t.ParseFS(templateFS, "templates/"+name+".html"))
 	}
 	return out
-}()
+})
 
 // securityHeaders are set on every page: nothing loads from elsewhere, no
 // script runs, forms post only here, no page is framed or cached.
@@ -92,7 +95,7 @@ var documentTypes = []docType{
 // render writes a page with status.
 func (rs *runSim) render(w http.ResponseWriter, status int, page string, v *view) {
 	var b bytes.Buffer
-	if err := pages[page].ExecuteTemplate(&b, "layout.html", v); err != nil {
+	if err := pages()[page].ExecuteTemplate(&b, "layout.html", v); err != nil {
 		rs.run.Logf("portal: rendering %s: %v", page, err)
 		http.Error(w, "the portal could not render this page", http.StatusInternalServerError)
 		return
