@@ -2,9 +2,11 @@
 // stands in for two models, its commands run for real (jq must be
 // installed) through clitask's recording shell, and each run is evaluated.
 // It writes trace.json with every run, and keeps each run's final working
-// directory under runs/, which the trace's workdirs point to.
+// directory under runs/, which the trace's workdirs point to, in a new
+// temporary folder (printed), so that running it leaves the example's own
+// files as they are; -out examples/clibench refreshes them.
 //
-//	go run ./examples/clibench/record [-dir examples/clibench]
+//	go run ./examples/clibench/record [-dir examples/clibench] [-out DIR]
 package main
 
 import (
@@ -42,6 +44,7 @@ var script = map[string]map[string][]string{
 
 func main() {
 	dir := flag.String("dir", "examples/clibench", "the example's folder")
+	out := flag.String("out", "", "the folder trace.json and runs/ go to (default: a new temporary folder)")
 	flag.Parse()
 	// As the assay command does: what the agent's commands leave running,
 	// new sessions included, is found among this process's children and
@@ -50,12 +53,19 @@ func main() {
 	if err := clitask.BecomeSubreaper(); err != nil {
 		log.Printf("warning: %v", err)
 	}
-	if err := record(*dir); err != nil {
+	if *out == "" {
+		tmp, err := os.MkdirTemp("", "clibench-record-")
+		if err != nil {
+			log.Fatal(err)
+		}
+		*out = tmp
+	}
+	if err := record(*dir, *out); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func record(dir string) error {
+func record(dir, out string) error {
 	suite, err := clitask.LoadSuite(filepath.Join(dir, "cli-bench.yaml"))
 	if err != nil {
 		return err
@@ -78,7 +88,7 @@ func record(dir string) error {
 	if err != nil {
 		return err
 	}
-	runsDir := filepath.Join(dir, "runs")
+	runsDir := filepath.Join(out, "runs")
 	if err := os.RemoveAll(runsDir); err != nil {
 		return err
 	}
@@ -97,5 +107,6 @@ func record(dir string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "trace.json"), append(data, '\n'), fs.FileMode(0o644))
+	fmt.Printf("wrote %s\n", filepath.Join(out, "trace.json"))
+	return os.WriteFile(filepath.Join(out, "trace.json"), append(data, '\n'), fs.FileMode(0o644))
 }
