@@ -1,34 +1,21 @@
 package portalsim_test
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/assaykit/assay/internal/browsertest"
 	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite the screenshots under screenshots/")
-
-// chromium finds a Chromium or Chrome to drive, or skips the test.
-func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no chromium on PATH (Debian: apt-get install chromium): the portal's web UI is not tested in a browser")
-	return ""
-}
 
 // unlabelled lists the form controls of the page that no <label for>
 // names (hidden inputs carry no label by design).
@@ -44,45 +31,11 @@ const unlabelled = `Array.from(document.querySelectorAll('input, select, textare
 // the rows match those the REST API makes from the same input (channel
 // aside). With -update it rewrites the screenshots of each page.
 func TestBrowser(t *testing.T) {
-	exe := chromium(t)
 	sb := newSandbox(t, nil)
 	tr := sb.newRun("ui")
 
-	parent, stop := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer stop()
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(parent,
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1024, 768),
-	)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
-	var mu sync.Mutex
-	var console []chromedp.ConsoleMessage
-	messages := chromedp.Console(ctx)
-	go func() {
-		for m, err := range messages {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			console = append(console, m)
-			mu.Unlock()
-		}
-	}()
+	browser := browsertest.Start(t, 1024, 768)
+	ctx := browser.Ctx
 
 	// page checks the page the browser shows: its heading, a label for
 	// every input, no console error so far, and takes its screenshot.
@@ -100,15 +53,9 @@ func TestBrowser(t *testing.T) {
 		if len(missing) > 0 {
 			t.Errorf("%s: inputs without a <label for>: %v", name, missing)
 		}
-		time.Sleep(100 * time.Millisecond) // let the page's console messages arrive
-		mu.Lock()
-		for _, m := range console {
-			if m.Type == chromedp.ConsoleError || m.IsException() {
-				t.Errorf("%s: console %s (%s)", name, m, m.URL)
-			}
+		for _, m := range browser.Problems() {
+			t.Errorf("%s: console %s (%s)", name, m, m.URL)
 		}
-		console = nil
-		mu.Unlock()
 		if *update {
 			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 			if err != nil {
@@ -186,15 +133,11 @@ func TestBrowser(t *testing.T) {
 	}
 	// A 400 answer is logged by the browser as a failed resource load: that
 	// one is expected here, any other is not.
-	mu.Lock()
-	kept := console[:0]
-	for _, m := range console {
+	for _, m := range browser.Problems() {
 		if !(m.Source == "network" && strings.Contains(m.Text, "status of 400")) {
-			kept = append(kept, m)
+			t.Errorf("after the refused form: console %s (%s)", m, m.URL)
 		}
 	}
-	console = kept
-	mu.Unlock()
 	page("5-request-errors", "New prior authorization request")
 	do("correcting the NPI", chromedp.SetValue(chromedp.CSS("#provider_npi"), "1234567893"))
 	submit(`form[action$="/prior-auths"] button[type=submit]`, 200)
