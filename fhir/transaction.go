@@ -264,6 +264,22 @@ func matches(n int) string {
 	return strconv.Itoa(n) + " resources"
 }
 
+// findOne runs a conditional search that may match at most one resource:
+// nil when none does, errMultipleMatches (with what, the condition as
+// written, for the message) when several do.
+func (r *bundleRun) findOne(typ string, params url.Values, what string) (*entry, error) {
+	found, err := r.find(typ, params)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(found) > 1:
+		return nil, fmt.Errorf("%s matches %s: %w", what, matches(len(found)), errMultipleMatches)
+	case len(found) == 1:
+		return found[0], nil
+	}
+	return nil, nil
+}
+
 // resolve works out the resource a write names: a conditional delete's or
 // update's match, a conditional create's match, a new resource's id.
 func (r *bundleRun) resolve(o *op) error {
@@ -272,27 +288,20 @@ func (r *bundleRun) resolve(o *op) error {
 		if !o.cond {
 			return r.claim(o)
 		}
-		found, err := r.find(o.typ, o.query)
-		switch {
-		case err != nil:
+		match, err := r.findOne(o.typ, o.query, "conditional delete "+o.url)
+		if err != nil || match == nil {
 			return err
-		case len(found) > 1:
-			return fmt.Errorf("conditional delete %s matches %s: %w", o.url, matches(len(found)), errMultipleMatches)
-		case len(found) == 1:
-			o.id = found[0].id
-			return r.claim(o)
 		}
-		return nil
+		o.id = match.id
+		return r.claim(o)
 	case "POST":
 		if o.ifNoneExist != nil {
-			found, err := r.find(o.typ, o.ifNoneExist)
-			switch {
-			case err != nil:
+			match, err := r.findOne(o.typ, o.ifNoneExist, "ifNoneExist "+o.ifNoneExist.Encode())
+			if err != nil {
 				return err
-			case len(found) > 1:
-				return fmt.Errorf("ifNoneExist %s matches %s: %w", o.ifNoneExist.Encode(), matches(len(found)), errMultipleMatches)
-			case len(found) == 1:
-				o.existing, o.id = found[0], found[0].id
+			}
+			if match != nil {
+				o.existing, o.id = match, match.id
 				return r.claim(o)
 			}
 		}
@@ -302,17 +311,15 @@ func (r *bundleRun) resolve(o *op) error {
 		if !o.cond {
 			return r.claim(o)
 		}
-		found, err := r.find(o.typ, o.query)
+		match, err := r.findOne(o.typ, o.query, "conditional update "+o.url)
 		switch {
 		case err != nil:
 			return err
-		case len(found) > 1:
-			return fmt.Errorf("conditional update %s matches %s: %w", o.url, matches(len(found)), errMultipleMatches)
-		case len(found) == 1:
-			if o.bodyID != "" && o.bodyID != found[0].id {
-				return o.fail("/resource/id", fmt.Errorf("the resource's id %q is not that of the match, %s", o.bodyID, found[0].id))
+		case match != nil:
+			if o.bodyID != "" && o.bodyID != match.id {
+				return o.fail("/resource/id", fmt.Errorf("the resource's id %q is not that of the match, %s", o.bodyID, match.id))
 			}
-			o.id = found[0].id
+			o.id = match.id
 		case o.bodyID != "":
 			o.id = o.bodyID // update as create, with the client's id
 		default:
