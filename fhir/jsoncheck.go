@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxDepth bounds how deeply the store lets JSON nest (objects and arrays
@@ -78,7 +79,10 @@ func checkJSON(data []byte, noRepeats bool) *jsonError {
 			f := &stack[depth-1]
 			f.wantKey = false
 			key := data[start+1 : i]
-			if esc {
+			// Decode a key as the parsers that read it do: escapes
+			// resolved and bytes that are not UTF-8 read as U+FFFD, so
+			// "\x8d" and "\x95" are one key, as encoding/json reads them.
+			if esc || !utf8.Valid(key) {
 				var s string
 				if json.Unmarshal(data[start:i+1], &s) != nil {
 					return nil // a bad escape: the parser reports it
