@@ -3,6 +3,7 @@ package x12
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,6 +57,12 @@ func checkIndex(t *testing.T, name string, x *Interchange) {
 		if lp := loops[l]; segs[lp.first].loop != int32(l) || !within(loops, segs[lp.last].loop, int32(l)) {
 			t.Fatalf("%s: loop %d (%s) spans segments %d to %d, which are not its own", name, l, lp.id(), lp.first, lp.last)
 		}
+	}
+	// An input of up to eagerLimit bytes is indexed as it is parsed, a
+	// larger one on first use by buildIndex: both ways give one index.
+	lazySegs, lazyLoops := x.buildIndex()
+	if !slices.Equal(segs, lazySegs) || !slices.Equal(loops, lazyLoops) {
+		t.Fatalf("%s: the index built on first use (%d segments, %d loops) differs from the one in use (%d segments, %d loops)", name, len(lazySegs), len(lazyLoops), len(segs), len(loops))
 	}
 }
 
