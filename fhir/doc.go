@@ -269,6 +269,10 @@
 //
 // # Decisions
 //
+//   - A Bundle the server writes (a searchset, a history, a transaction or
+//     batch response, the store's collection) leaves "entry" out when it
+//     has none, as R4's JSON format allows no empty arrays; _summary=count
+//     answers with total and no entry.
 //   - Dates without a zone, stored or searched, are read as UTC; a value
 //     with a time but no seconds stands for the whole minute, fractional
 //     seconds for their own precision.

@@ -340,13 +340,9 @@ func (rc render) searchset(b *bytes.Buffer, path string, res searchResult, param
 		end = total // no entries, no next page
 	}
 	rc.links(b, path, params, res.q, end, size, total)
-	b.WriteString(`,"entry":[`)
-	n := 0
+	entries := entryList{b: b}
 	entry := func(e *entry, raw, mode string) {
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		n++
+		entries.next()
 		b.WriteString(`{"fullUrl":` + quote(rc.base+"/"+e.typ+"/"+e.id) + `,"resource":`)
 		b.WriteString(raw)
 		b.WriteString(`,"search":{"mode":"` + mode + `"}}`)
@@ -359,7 +355,36 @@ func (rc render) searchset(b *bytes.Buffer, path string, res searchResult, param
 			entry(e, e.raw, "include")
 		}
 	}
-	b.WriteString(`]}`)
+	entries.close()
+	b.WriteByte('}')
+}
+
+// entryList writes a Bundle's "entry" array one entry at a time, and
+// leaves it out when there is none: FHIR's JSON has no empty arrays.
+type entryList struct {
+	b interface {
+		io.ByteWriter
+		io.StringWriter
+	}
+	n int
+}
+
+// next opens the array, or separates the entry about to be written from
+// the one before.
+func (l *entryList) next() {
+	if l.n == 0 {
+		l.b.WriteString(`,"entry":[`)
+	} else {
+		l.b.WriteByte(',')
+	}
+	l.n++
+}
+
+// close ends the array if next opened it.
+func (l *entryList) close() {
+	if l.n > 0 {
+		l.b.WriteByte(']')
+	}
 }
 
 // historyQuery reads the parameters of a history: _count and _offset page
@@ -386,11 +411,9 @@ func (rc render) historyBundle(b *bytes.Buffer, typ, id string, versions []*entr
 	start, end, size := rc.page(q, total)
 	b.WriteString(`{"resourceType":"Bundle","type":"history","total":` + strconv.Itoa(total))
 	rc.links(b, typ+"/"+id+"/_history", params, q, end, size, total)
-	b.WriteString(`,"entry":[`)
+	entries := entryList{b: b}
 	for i, e := range versions[start:end] {
-		if i > 0 {
-			b.WriteByte(',')
-		}
+		entries.next()
 		method, status := "PUT", http.StatusOK
 		switch {
 		case e.deleted:
@@ -409,7 +432,8 @@ func (rc render) historyBundle(b *bytes.Buffer, typ, id string, versions []*entr
 		b.WriteString(`,"request":{"method":"` + method + `","url":` + quote(url) + `}`)
 		b.WriteString(`,"response":{"status":` + quote(statusLine(status)) + `,"etag":` + quote(`W/"`+e.version+`"`) + `,"lastModified":` + quote(stamp(e.lastUpdated)) + `}}`)
 	}
-	b.WriteString(`]}`)
+	entries.close()
+	b.WriteByte('}')
 }
 
 func (h *Handler) history(w http.ResponseWriter, r *http.Request, typ, id string) {
@@ -479,14 +503,14 @@ func (rc render) response(b *bytes.Buffer, res *bundle) {
 	if res.tx {
 		kind = "transaction-response"
 	}
-	b.WriteString(`{"resourceType":"Bundle","type":"` + kind + `","entry":[`)
-	for i, o := range res.ops {
-		if i > 0 {
-			b.WriteByte(',')
-		}
+	b.WriteString(`{"resourceType":"Bundle","type":"` + kind + `"`)
+	entries := entryList{b: b}
+	for _, o := range res.ops {
+		entries.next()
 		rc.entry(b, o)
 	}
-	b.WriteString(`]}`)
+	entries.close()
+	b.WriteByte('}')
 }
 
 // entry writes one entry of a response Bundle.

@@ -1,6 +1,7 @@
 package fhir_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -190,5 +191,42 @@ func TestHandlerPageCap(t *testing.T) {
 	var v map[string]any
 	if err := json.Unmarshal([]byte(b.Raw), &v); err != nil {
 		t.Errorf("bundle is not JSON: %v", err)
+	}
+}
+
+// A Bundle with no entries leaves "entry" out, as FHIR's JSON has no empty
+// arrays; one with entries has them.
+func TestHandlerNoEmptyEntry(t *testing.T) {
+	_, srv := peopleServer(t)
+	for _, tc := range []struct {
+		method, path, body string
+		entries            int64
+	}{
+		{"GET", "/Patient?name=nobody-at-all", "", 0},
+		{"GET", "/Patient?_summary=count", "", 0},
+		{"GET", "/Patient?_count=0", "", 0},
+		{"POST", "/", `{"resourceType":"Bundle","type":"batch"}`, 0},
+		{"POST", "/", `{"resourceType":"Bundle","type":"transaction"}`, 0},
+		{"GET", "/Patient?_count=1", "", 1},
+	} {
+		status, _, doc := do(t, tc.method, srv.URL+tc.path, tc.body)
+		if status != http.StatusOK {
+			t.Errorf("%s %s: status %d: %s", tc.method, tc.path, status, doc.Raw)
+			continue
+		}
+		entry := doc.Get("entry")
+		if tc.entries == 0 && entry.Exists() {
+			t.Errorf(`%s %s: "entry" is present with no entries: %s`, tc.method, tc.path, doc.Raw)
+		}
+		if got := int64(len(entry.Array())); got != tc.entries {
+			t.Errorf("%s %s: %d entries, want %d", tc.method, tc.path, got, tc.entries)
+		}
+	}
+	var b bytes.Buffer
+	if err := fhir.NewStore().WriteBundle(&b); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), `{"resourceType":"Bundle","type":"collection"}`+"\n"; got != want {
+		t.Errorf("the empty store's bundle is %q, want %q", got, want)
 	}
 }

@@ -795,15 +795,18 @@ func (s *Store) WriteBundle(w io.Writer) error {
 	s.mu.RUnlock()
 	// Entries never change once stored: write them unlocked.
 	bw := bufio.NewWriter(w)
-	bw.WriteString(`{"resourceType":"Bundle","type":"collection","entry":[`)
-	for i, e := range list {
-		if i > 0 {
-			bw.WriteByte(',')
-		}
+	bw.WriteString(`{"resourceType":"Bundle","type":"collection"`)
+	entries := entryList{b: bw}
+	for _, e := range list {
+		entries.next()
 		bw.WriteString("\n{\"resource\":")
 		bw.WriteString(e.raw)
 		bw.WriteByte('}')
 	}
-	bw.WriteString("\n]}\n")
+	if len(list) > 0 {
+		bw.WriteByte('\n')
+	}
+	entries.close()
+	bw.WriteString("}\n")
 	return bw.Flush()
 }
