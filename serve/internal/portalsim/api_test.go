@@ -214,7 +214,7 @@ func TestNoPolicy(t *testing.T) {
 	tr := sb.newRun("np")
 	for _, path := range []string{"/prior-auths", "/patients?member_id=W1", "/providers", "/prior-auths/PA-000001"} {
 		r := tr.api("GET", path, "")
-		if r.status != 503 || !strings.Contains(r.json("error.message").Str, "payer/policy.json") {
+		if msg := r.json("error.message").Str; r.status != 503 || !strings.Contains(msg, "payer/policy.json") || !strings.Contains(msg, "go doc github.com/assaykit/assay/payer") || strings.Contains(msg, "DESIGN") {
 			t.Errorf("GET %s: %d %s", path, r.status, r.body)
 		}
 	}
