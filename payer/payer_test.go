@@ -2,11 +2,13 @@ package payer_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/assaykit/assay/internal/strictjson"
 	"github.com/assaykit/assay/payer"
 )
 
@@ -45,17 +47,17 @@ func TestParseErrors(t *testing.T) {
 		name, from, to, want string
 	}{
 		{"unknown key", `"sex": "F"`, `"sex": "F", "gender": "F"`, `/members/0/gender (line 3, column 27): unknown key "gender"`},
-		{"bad date", `"1984-03-12"`, `"1984-3-12"`, `/members/0/birth_date: "1984-3-12" is not a date (YYYY-MM-DD)`},
-		{"end before start", `"coverage_end": "2026-12-31"`, `"coverage_end": "2025-12-31"`, `/members/0/coverage_end: 2025-12-31 is before coverage_start 2026-01-01`},
-		{"unknown plan", `"plan": "gold"`, `"plan": "silver"`, `/members/0/plan: "silver" is not a plan of plans (plans holds [gold])`},
-		{"bad NPI", `"1234567893"`, `"1234567890"`, `/providers/0/npi: "1234567890" is not a valid NPI`},
-		{"bad status", `"status": "approved", "valid_days"`, `"status": "ok", "valid_days"`, `/determinations/0/status: "ok" is not approved, denied, pending or need_more_info`},
+		{"bad date", `"1984-03-12"`, `"1984-3-12"`, `/members/0/birth_date (line 2, column 98): "1984-3-12" is not a date (YYYY-MM-DD)`},
+		{"end before start", `"coverage_end": "2026-12-31"`, `"coverage_end": "2025-12-31"`, `/members/0/coverage_end (line 3, column 91): 2025-12-31 is before coverage_start 2026-01-01`},
+		{"unknown plan", `"plan": "gold"`, `"plan": "silver"`, `/members/0/plan (line 3, column 35): "silver" is not a plan of plans (plans holds [gold])`},
+		{"bad NPI", `"1234567893"`, `"1234567890"`, `/providers/0/npi (line 4, column 24): "1234567890" is not a valid NPI`},
+		{"bad status", `"status": "approved", "valid_days"`, `"status": "ok", "valid_days"`, `/determinations/0/status (line 10, column 78): "ok" is not approved, denied, pending or need_more_info`},
 		{"repeated key", `"id": "ACME01"`, `"id": "ACME01", "id": "X"`, `/payer/id (line 1, column 56): the key "id" is written twice`},
 		{"wrong type", `"valid_days": 30`, `"valid_days": "30"`, `/determinations/0/valid_days (line 10, column 104): must be a whole number, not a string`},
 		{"missing", `"member_id": "W123456789", `, ``, `/members/0/member_id (line 2, column 14): is required`},
 		{"no statuses", `"statuses": [{"category": "A1", "code": "19", "entity": "PR"},
-                          {"category": "F1", "code": "65", "paid": "120.00"}]`, `"statuses": []`, `/claims/0/statuses: must hold at least one status`},
-		{"bad sex", `"sex": "F"`, `"sex": "female"`, `/members/0/sex: "female" is not F, M or U`},
+                          {"category": "F1", "code": "65", "paid": "120.00"}]`, `"statuses": []`, `/claims/0/statuses (line 14, column 26): must hold at least one status`},
+		{"bad sex", `"sex": "F"`, `"sex": "female"`, `/members/0/sex (line 3, column 22): "female" is not F, M or U`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := strings.Replace(string(valid), tc.from, tc.to, 1)
@@ -67,6 +69,38 @@ func TestParseErrors(t *testing.T) {
 				t.Fatalf("err = %v\nwant %q in it", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestParseEveryProblem: a file with structural mistakes (an unknown key, a
+// value of the wrong type, a missing key) and bad values reports each one,
+// in document order with its place, and a value Decode refused is not
+// reported a second time by the checks that follow.
+func TestParseEveryProblem(t *testing.T) {
+	data, err := os.ReadFile("testdata/problems.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = payer.Parse(data)
+	var errs strictjson.Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("err = %v, want strictjson.Errors", err)
+	}
+	want := []string{
+		`/members/0/birth_date (line 3, column 29): "1984-13-45" is not a date (YYYY-MM-DD)`,
+		`/members/0/bogus (line 4, column 77): unknown key "bogus" (the keys are member_id, first_name, last_name, birth_date, sex, plan, coverage_start, coverage_end)`,
+		`/members/1/coverage_start (line 6, column 23): must be a string, not a number`,
+		`/providers/0/npi (line 8, column 12): "1234567890" is not a valid NPI (10 digits passing the Luhn check with prefix 80840)`,
+		`/plans/gold/benefits/0/amt (line 9, column 98): unknown key "amt" (the keys are service_types, code, coverage_level, time_period, amount, percent, auth_required, message)`,
+		`/determinations/0/status (line 10, column 59): "approve" is not approved, denied, pending or need_more_info`,
+		`/determinations/1/status (line 11, column 4): is required`,
+	}
+	got := make([]string, len(errs))
+	for i, e := range errs {
+		got[i] = e.Error()
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

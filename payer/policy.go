@@ -116,15 +116,22 @@ const DateLayout = "2006-01-02"
 // the wrong type, a missing required key, a date that is not YYYY-MM-DD, a
 // member whose plan is not in plans, an NPI that is not valid, a status
 // that is not one of approved, denied, pending, need_more_info: each is an
-// error naming its JSON pointer (strictjson.Errors, every problem at once).
+// error naming its JSON pointer and its line and column in data
+// (strictjson.Errors: every problem at once, in document order).
 func Parse(data []byte) (*Policy, error) {
 	var p Policy
-	if err := strictjson.Decode(data, &p); err != nil {
+	var decoded strictjson.Errors
+	if err := strictjson.Decode(data, &p); err != nil && !errors.As(err, &decoded) {
 		return nil, err
 	}
-	var errs strictjson.Errors
+	// The checks below run on what Decode could read, so a file's unknown
+	// keys and its bad values are reported together; a value Decode found
+	// wrong (left zero) is not checked again.
+	errs := decoded
 	bad := func(ptr, format string, args ...any) {
-		errs = append(errs, &strictjson.Error{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+		if !decoded.Covers(ptr) {
+			errs = append(errs, strictjson.At(data, ptr, format, args...))
+		}
 	}
 	date := func(ptr, s string) {
 		if _, err := time.Parse(DateLayout, s); err != nil {
@@ -152,7 +159,7 @@ func Parse(data []byte) (*Policy, error) {
 		if m.Sex != "" && m.Sex != "F" && m.Sex != "M" && m.Sex != "U" {
 			bad(ptr+"/sex", "%q is not F, M or U", m.Sex)
 		}
-		if _, ok := p.Plans[m.Plan]; !ok {
+		if _, ok := p.Plans[m.Plan]; !ok && !decoded.Covers("/plans") {
 			bad(ptr+"/plan", "%q is not a plan of plans (%s)", m.Plan, planNames(p.Plans))
 		}
 	}
@@ -206,6 +213,7 @@ func Parse(data []byte) (*Policy, error) {
 		}
 	}
 	if len(errs) > 0 {
+		errs.Sort()
 		return nil, errs
 	}
 	return &p, nil

@@ -3,8 +3,7 @@
 // (a FHIR R4 server, HL7 v2 over HTTP and MLLP, an X12 clearinghouse, a payer
 // portal with a web UI, an SFTP drop and a files API, a phone line), seeded
 // from a folder, isolates each rollout as a run, records everything, and
-// when a run completes writes the snapshot that assay eval judges
-// (DESIGN.md section 13).
+// when a run completes writes the snapshot that assay eval judges.
 //
 // # Runs
 //
@@ -28,7 +27,111 @@
 //	POST   /runs/ID/clock         {"advance": "48h"} or {"set": RFC3339}: {"now"}
 //
 // Errors are {"error": {"code", "message", "details"?}} with the criteria
-// API's codes. Every response carries X-Assay-Sandbox: 1.
+// API's codes (VALIDATION_ERROR, UNAUTHORIZED, NOT_FOUND, CONFLICT,
+// RATE_LIMITED), and, for what those do not name, PAYLOAD_TOO_LARGE (413,
+// a body over its cap: 16 MiB unless an endpoint says less), FORBIDDEN,
+// UNAVAILABLE, INSUFFICIENT_STORAGE (507, the memory budget) and INTERNAL.
+// Every response carries X-Assay-Sandbox: 1.
+//
+// # A run's endpoints
+//
+// The run object's endpoints map names to URLs under BASE = URL/runs/ID;
+// each takes the run's bearer token (or the operator's), except the
+// portal's web pages, which log in with the run's credentials.portal:
+//
+//	fhir          BASE/fhir                      a FHIR R4 server (transactions, conditional writes, history)
+//	hl7_outbound  BASE/hl7/outbound              HL7 v2 messages in, {"ack"} out; hl7_mllp is the run's MLLP HOST:PORT
+//	hl7_inbox     BASE/hl7/inbox                 the seed's inbound messages
+//	x12           BASE/x12                       one X12 interchange (270, 276, 278) in, a 271, 277 or 278 out
+//	x12_core      BASE/x12/core                  the same over CAQH CORE real-time HTTP+MIME
+//	eligibility   BASE/clearinghouse/eligibility JSON {"member_id" or "patient_id", "service_type_codes"?,
+//	                                             "date_of_service"?, "provider_npi"?}: the 271 and what it says
+//	portal_api    BASE/portal/api                the payer portal's REST API
+//	portal        BASE/portal/                   the payer portal's web UI (works without JavaScript)
+//	files, sftp   BASE/files, sftp://ID@HOST:PORT/  the run's file tree (GET/PUT/DELETE files/PATH)
+//	voice         BASE/voice                     the payer's phone line, in text
+//	events        BASE/events                    the run's events
+//
+// # The payer: clearinghouse and portal
+//
+// The clearinghouse, the portal and the phone line answer from one payer,
+// the seed's payer/policy.json (its format: go doc
+// github.com/assaykit/assay/payer), so a prior authorization submitted on
+// any channel is one row of the portal's prior_auth_requests. The
+// clearinghouse answers a 270 with a 271 (AAA for provider and member
+// problems, EB per service type asked), a 276 with a 277 (STC from the
+// claim's statuses), a 278 with a 278 (HCR per service); an ISA it cannot
+// read gets a TA1, any other bad request a 999. An X12 body is at most
+// 1 MiB. The portal's REST API:
+//
+//	POST prior-auths            {"patient_member_id", "procedure_code", "provider_npi"?, "diagnosis_codes"?,
+//	                             "service_date"?, "units"?, "request_id"?, "notes"?}: 201 and the row
+//	GET  prior-auths/AUTH_NUMBER, GET prior-auths?patient_member_id=   the row as it reads now; {"data": [rows]}
+//	GET  patients?member_id=&last_name=&birth_date=, GET providers?npi=  {"data": [...]}
+//	POST prior-auths/AUTH_NUMBER/attachments   JSON {"filename", "document_type"?, "content_base64"}
+//	                             or multipart (file, document_type): 201; the body at most 16 MiB
+//
+// A bad request is 400 VALIDATION_ERROR whose details name the field.
+//
+// # The phone line
+//
+// The seed's voice/ivr.json is an IVR of nodes; an agent calls it in text:
+//
+//	POST BASE/voice/calls                {"to"?}                 201 and the call
+//	POST BASE/voice/calls/CALL_ID/turns  {"text": "..."} or {"dtmf": "2"}  the agent's turn, then the line's answers
+//	POST BASE/voice/calls/CALL_ID/hangup                         the whole call, ended
+//	GET  BASE/voice/calls/CALL_ID                                the whole call
+//
+// A call is {"call_id", "status": "in-progress"|"completed", "turns": [{"speaker",
+// "text", "start_ms", "end_ms", "call_id"}], "awaiting": {"input": ["dtmf",
+// "speech"], "num_digits"?, "finish_on_key"?} or null}: the turns new since
+// the last request (a turn's reply begins with the agent's own), and what
+// the line waits for. With the example's seed (examples/priorauth/seed):
+//
+//	POST BASE/voice/calls {}
+//	  201 {"call_id": "CA000001", "status": "in-progress", "turns": [
+//	        {"speaker": "ivr", "text": "Thank you for calling Acme Health Plan provider services.", ...},
+//	        {"speaker": "ivr", "text": "Please say or enter the member ID.", ...}],
+//	       "awaiting": {"input": ["dtmf", "speech"]}}
+//	POST BASE/voice/calls/CA000001/turns {"text": "W one two three four five six seven eight nine"}
+//	  200 {..., "turns": [{"speaker": "agent", ...},
+//	        {"speaker": "ivr", "text": "For eligibility press 1. For prior authorization status press 2.", ...}],
+//	       "awaiting": {"input": ["dtmf"], "num_digits": 1}}
+//
+// voice/ivr.json is {"number"?, "start", "nodes": {NAME: NODE}, "personas"?:
+// {NAME: PERSONA}}. A node says its "say", holds "hold_seconds" on the
+// run's clock, then does one of: "gather" ({"input": ["dtmf"|"speech"],
+// "num_digits"?, "finish_on_key"? (default #), "save"?: a name for the
+// value}) followed by "routes" ({DIGITS: NODE}), "default" or "next";
+// "lookup_member" (a saved value, matched against the policy's member ids)
+// followed by "found" or "not_found"; "persona" (the call is handed to
+// it); "next"; or, with none of these, the call ends. {fact} reads the looked-up member's member_name, plan, coverage_status,
+// pa_status, auth_number, certification_number, valid_from or valid_to
+// (the latest prior-authorization request's; "unknown" without one) in a say, greeting, answer, fallback or
+// farewell. A persona is {"speaker"? (caller), "greeting",
+// "answers": [{"when": [PHRASES], "say"}], "fallback"?, "goodbye"?:
+// [PHRASES], "farewell"?, "llm"?, "instructions"?}: each agent turn gets
+// the first answer one of whose phrases it contains, else the fallback; a
+// goodbye phrase ends the call after the farewell. The file is read
+// strictly, every problem at once with its JSON pointer, line and column
+// (an unknown key, a wrong type, a name that resolves to nothing, an
+// unused persona; then, once those are right, an unreachable node or a
+// cycle that never waits for the agent); assay validate voice/ivr.json
+// checks one without serving it.
+//
+// An LLM persona ("llm": true) asks a Chat Completions server for the turns
+// its answers do not cover: --persona-url and --persona-model
+// (Options.PersonaURL, PersonaModel) choose it, the key comes from
+// ASSAY_PERSONA_API_KEY (Options.PersonaAPIKey), and --persona-cache FILE keeps its answers so a
+// rerun replays them without the server. The prompt holds only the
+// looked-up member's facts; an answer naming another member, empty, too
+// long or late is replaced by the fallback.
+//
+// Events of the line: voice_call {call_id, state: started|completed},
+// voice_turn {call_id, speaker, text} per turn, voice_persona per LLM
+// answer (model, a hash of the conversation, the answer or why it was
+// replaced) and voice_error for every request refused. The snapshot's
+// voice/transcript.json holds every turn, for voice-transcript criteria.
 //
 // # Simulators
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,7 +57,10 @@ func (es Errors) Unwrap() []error {
 }
 
 // Decode reads data into v, a pointer to a struct, slice or map. It returns
-// Errors holding every problem found, or nil.
+// Errors holding every problem found, or nil. Even with errors, v holds
+// every value Decode could read (a bad or missing value is left zero), so
+// a caller can go on checking the rest of the document and report all its
+// problems at once (see At, Covers and Sort).
 func Decode(data []byte, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
@@ -264,4 +268,76 @@ func suggest(key string, names []string) string {
 		return fmt.Sprintf("did you mean %q?", best)
 	}
 	return "the keys are " + strings.Join(names, ", ")
+}
+
+// Locate returns the 1-based line and column of the value at the JSON
+// pointer ptr in data; ok is false when data holds no such value. A key
+// written twice resolves to its first value.
+func Locate(data []byte, ptr string) (line, column int, ok bool) {
+	cur := gjson.ParseBytes(data)
+	if !cur.Exists() {
+		return 0, 0, false
+	}
+	if ptr != "" {
+		if ptr[0] != '/' {
+			return 0, 0, false
+		}
+		for _, seg := range strings.Split(ptr[1:], "/") {
+			seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+			var next gjson.Result
+			i := 0
+			cur.ForEach(func(k, val gjson.Result) bool {
+				if (cur.IsObject() && k.Str == seg) || (cur.IsArray() && strconv.Itoa(i) == seg) {
+					next = val
+					return false
+				}
+				i++
+				return true
+			})
+			if !next.Exists() {
+				return 0, 0, false
+			}
+			cur = next
+		}
+	}
+	line, column = textpos.LineColumn(data, cur.Index)
+	return line, column, true
+}
+
+// At returns the Error at ptr with a message, located in data by Locate.
+// A check that runs after Decode reports its problems with it, so they
+// read as Decode's do.
+func At(data []byte, ptr, format string, args ...any) *Error {
+	e := &Error{Pointer: ptr, Message: fmt.Sprintf(format, args...)}
+	e.Line, e.Column, _ = Locate(data, ptr)
+	return e
+}
+
+// Covers reports whether one of es is at ptr or at a value holding it: a
+// check after Decode skips such a pointer, whose value Decode left unset
+// or zero, so one mistake is not reported twice.
+func (es Errors) Covers(ptr string) bool {
+	for _, e := range es {
+		if e.Pointer == "" || e.Pointer == ptr || strings.HasPrefix(ptr, e.Pointer+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Sort orders es by line and column, keeping the order of errors at the
+// same place; errors without a place come last.
+func (es Errors) Sort() {
+	slices.SortStableFunc(es, func(a, b *Error) int {
+		switch {
+		case (a.Line == 0) != (b.Line == 0):
+			if a.Line == 0 {
+				return 1
+			}
+			return -1
+		case a.Line != b.Line:
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	})
 }

@@ -84,3 +84,55 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestLocate(t *testing.T) {
+	data := []byte("{\"a\": {\"b/c\": [1,\n  {\"d~\": true}]}, \"a\": 2}")
+	for _, tc := range []struct {
+		ptr       string
+		line, col int
+		ok        bool
+	}{
+		{"", 1, 1, true},
+		{"/a", 1, 7, true}, // a repeated key resolves to its first value
+		{"/a/b~1c/1", 2, 3, true},
+		{"/a/b~1c/1/d~0", 2, 10, true},
+		{"/a/b~1c/2", 0, 0, false},
+		{"/x", 0, 0, false},
+		{"a", 0, 0, false},
+	} {
+		line, col, ok := strictjson.Locate(data, tc.ptr)
+		if line != tc.line || col != tc.col || ok != tc.ok {
+			t.Errorf("Locate(%q) = %d, %d, %v; want %d, %d, %v", tc.ptr, line, col, ok, tc.line, tc.col, tc.ok)
+		}
+	}
+	if e := strictjson.At(data, "/a/b~1c/0", "bad %d", 1); e.Error() != "/a/b~1c/0 (line 1, column 16): bad 1" {
+		t.Errorf("At: %v", e)
+	}
+}
+
+func TestCoversSort(t *testing.T) {
+	es := strictjson.Errors{
+		{Pointer: "/b", Message: "no place"},
+		{Pointer: "/members/1", Line: 3, Column: 2},
+		{Pointer: "/plans", Line: 1, Column: 9},
+		{Pointer: "/members/1/x", Line: 3, Column: 2},
+	}
+	for ptr, want := range map[string]bool{
+		"/members/1": true, "/members/1/plan": true, "/members/10": false, "/members": false, "/plans/gold": true, "/b/c": true, "/a": false,
+	} {
+		if got := es.Covers(ptr); got != want {
+			t.Errorf("Covers(%q) = %v, want %v", ptr, got, want)
+		}
+	}
+	es.Sort()
+	var order []string
+	for _, e := range es {
+		order = append(order, e.Pointer)
+	}
+	if got := strings.Join(order, " "); got != "/plans /members/1 /members/1/x /b" {
+		t.Errorf("Sort: %s", got)
+	}
+	if (strictjson.Errors{{Pointer: ""}}).Covers("/anything") != true {
+		t.Error("an error at the root covers every pointer")
+	}
+}

@@ -2,8 +2,9 @@
 // prior-authorization story against a run of assay serve, the way an agent
 // under test would: over FHIR it finds Jane Doe, her coverage and the MRI
 // order and books the scan in a free slot; it checks her eligibility with an
-// X12 270 and asks for the authorization with a 278; it uploads the clinical
-// notes on the payer portal; it sends the order to radiology over MLLP; it
+// X12 270; it requests the authorization on the payer portal's REST API
+// (POST portal_api/prior-auths) and uploads the clinical notes there; it
+// sends the order to radiology over MLLP; it
 // drops the referral on the imaging center's SFTP server; it calls the
 // payer's line to confirm the approval; then it completes the run.
 //

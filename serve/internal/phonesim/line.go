@@ -1,14 +1,13 @@
 package phonesim
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/assaykit/assay/internal/strictjson"
-	"github.com/assaykit/assay/internal/textpos"
 	"github.com/assaykit/assay/voice"
-	"github.com/tidwall/gjson"
 )
 
 // File is where a seed holds its phone line.
@@ -108,18 +107,17 @@ type Answer struct {
 // column (strictjson.Errors, every problem at once).
 func Parse(data []byte) (*Line, error) {
 	var l Line
-	if err := strictjson.Decode(data, &l); err != nil {
+	var decoded strictjson.Errors
+	if err := strictjson.Decode(data, &l); err != nil && !errors.As(err, &decoded) {
 		return nil, err
 	}
-	v := &validator{data: data, root: gjson.ParseBytes(data), line: &l}
+	// The line's own rules are checked on what Decode could read, so an
+	// unknown key and a route to no node in the same file are reported
+	// together; a value Decode refused is not judged again.
+	v := &validator{data: data, line: &l, decoded: decoded, errs: decoded}
 	v.check()
 	if len(v.errs) > 0 {
-		slices.SortStableFunc(v.errs, func(a, b *strictjson.Error) int {
-			if a.Line != b.Line {
-				return a.Line - b.Line
-			}
-			return a.Column - b.Column
-		})
+		v.errs.Sort()
 		return nil, v.errs
 	}
 	for name, p := range l.Personas {
@@ -138,45 +136,18 @@ func Parse(data []byte) (*Line, error) {
 }
 
 type validator struct {
-	data []byte
-	root gjson.Result
-	line *Line
-	errs strictjson.Errors
+	data    []byte
+	line    *Line
+	decoded strictjson.Errors // Decode's errors
+	errs    strictjson.Errors // Decode's and the line's
 }
 
-// bad records a problem at ptr, located in the file.
+// bad records a problem at ptr, located in the file, unless Decode already
+// refused the value there.
 func (v *validator) bad(ptr, format string, args ...any) {
-	e := &strictjson.Error{Pointer: ptr, Message: fmt.Sprintf(format, args...)}
-	if at, ok := locate(v.root, ptr); ok {
-		e.Line, e.Column = textpos.LineColumn(v.data, at)
+	if !v.decoded.Covers(ptr) {
+		v.errs = append(v.errs, strictjson.At(v.data, ptr, format, args...))
 	}
-	v.errs = append(v.errs, e)
-}
-
-// locate finds the byte offset of the value at a JSON pointer.
-func locate(root gjson.Result, ptr string) (int, bool) {
-	cur := root
-	if ptr == "" {
-		return cur.Index, true
-	}
-	for _, seg := range strings.Split(ptr[1:], "/") {
-		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
-		var next gjson.Result
-		i := 0
-		cur.ForEach(func(k, val gjson.Result) bool {
-			if (cur.IsObject() && k.Str == seg) || (cur.IsArray() && fmt.Sprint(i) == seg) {
-				next = val
-				return false
-			}
-			i++
-			return true
-		})
-		if !next.Exists() {
-			return 0, false
-		}
-		cur = next
-	}
-	return cur.Index, true
 }
 
 func nodePtr(name string) string { return strictjson.Pointer("/nodes", name) }
@@ -204,7 +175,10 @@ func (v *validator) check() {
 		v.persona(name, l.Personas[name], used[name])
 	}
 	if len(v.errs) > 0 {
-		return // reachability and cycles only on a line whose names resolve
+		// Reachability and cycles are judged on the whole graph, only
+		// once every node and name is right: a mistyped key elsewhere
+		// changes the graph, and would make them report its echoes.
+		return
 	}
 	v.reach(names)
 	v.cycles(names)
@@ -215,7 +189,7 @@ func (v *validator) target(ptr, name string) {
 		v.bad(ptr, "must name a node")
 		return
 	}
-	if _, ok := v.line.Nodes[name]; !ok {
+	if _, ok := v.line.Nodes[name]; !ok && !v.decoded.Covers("/nodes") {
 		v.bad(ptr, "%q is not a node (%s)", name, list(sortedKeys(v.line.Nodes)))
 	}
 }
@@ -244,6 +218,7 @@ func (v *validator) node(name string, n Node, saves, used map[string]bool) {
 		if n.Default != "" {
 			v.bad(ptr+"/default", "default picks the node after a gather: this node has no gather")
 		}
+		v.routes(ptr, n) // where they lead is wrong or right all the same
 	} else {
 		v.gather(ptr, n)
 	}
@@ -269,7 +244,7 @@ func (v *validator) node(name string, n Node, saves, used map[string]bool) {
 	}
 	if n.Persona != "" {
 		used[n.Persona] = true
-		if _, ok := v.line.Personas[n.Persona]; !ok {
+		if _, ok := v.line.Personas[n.Persona]; !ok && !v.decoded.Covers("/personas") {
 			v.bad(ptr+"/persona", "%q is not a persona (%s)", n.Persona, list(sortedKeys(v.line.Personas)))
 		}
 		if n.Next != "" {
@@ -306,6 +281,14 @@ func (v *validator) gather(ptr string, n Node) {
 			v.bad(gp+"/finish_on_key", `applies to "dtmf" input, which this gather does not take`)
 		}
 	}
+	v.routes(ptr, n)
+	if n.Next == "" && n.Routes == nil && n.Default == "" {
+		v.bad(gp, "a gather needs next, routes or default: the node the call goes to after the input")
+	}
+}
+
+// routes checks the node each of n's routes and its default name.
+func (v *validator) routes(ptr string, n Node) {
 	for _, key := range sortedKeys(n.Routes) {
 		rp := strictjson.Pointer(ptr+"/routes", key)
 		if key == "" {
@@ -315,9 +298,6 @@ func (v *validator) gather(ptr string, n Node) {
 	}
 	if n.Default != "" {
 		v.target(ptr+"/default", n.Default)
-	}
-	if n.Next == "" && n.Routes == nil && n.Default == "" {
-		v.bad(gp, "a gather needs next, routes or default: the node the call goes to after the input")
 	}
 }
 

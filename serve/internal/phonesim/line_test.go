@@ -106,6 +106,34 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestParseEveryProblem: unknown keys, wrong types and missing keys are
+// reported with the line's own mistakes (a route, a persona naming
+// nothing), each once, in document order with its place.
+func TestParseEveryProblem(t *testing.T) {
+	_, err := phonesim.Parse(readTestdata(t, "problems.json"))
+	var errs strictjson.Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("err = %v, want strictjson.Errors", err)
+	}
+	want := []string{
+		`/nodes/welcome/hold_seconds (line 2, column 66): must be a whole number, not a string`,
+		`/nodes/menu/gathr (line 3, column 36): unknown key "gathr" (did you mean "gather"?)`,
+		`/nodes/menu/routes (line 4, column 22): routes pick the node after a gather: this node has no gather`,
+		`/nodes/menu/routes/2 (line 4, column 41): "rpe" is not a node (there are "elig", "menu", "rep", "welcome")`,
+		`/nodes/menu/default (line 4, column 60): default picks the node after a gather: this node has no gather`,
+		`/nodes/rep/persona (line 6, column 44): "dana" is not a persona (there are "rep")`,
+		`/personas/rep (line 7, column 22): no node hands the call to persona "rep"`,
+		`/personas/rep/answers/0/say (line 7, column 54): is required`,
+	}
+	got := make([]string, len(errs))
+	for i, e := range errs {
+		got[i] = e.Error()
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 func TestNewSeed(t *testing.T) {
 	ivr := readTestdata(t, "ivr.json")
 	for _, tc := range []struct {

@@ -55,7 +55,7 @@ func writeAPIError(w http.ResponseWriter, e *apiError) {
 
 // noPolicy is the message of every portal answer when the seed has no
 // payer policy.
-const noPolicy = "the portal answers for the payer, and the seed has no " + PolicyFile + ": add one (DESIGN.md 13.5) to use the portal"
+const noPolicy = "the portal answers for the payer, and the seed has no " + PolicyFile + ": add one (its format: go doc github.com/assaykit/assay/payer) to use the portal"
 
 // serveAPI serves BASE/portal/api/SUB.
 func (rs *runSim) serveAPI(w http.ResponseWriter, req *http.Request, sub string) {

@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/assaykit/assay/payer"
+	"github.com/assaykit/assay/serve/internal/portalsim"
 )
 
 // otherNPI is a valid NPI that the seed's policy does not have on file.
@@ -214,7 +215,7 @@ func TestNoPolicy(t *testing.T) {
 	tr := sb.newRun("np")
 	for _, path := range []string{"/prior-auths", "/patients?member_id=W1", "/providers", "/prior-auths/PA-000001"} {
 		r := tr.api("GET", path, "")
-		if r.status != 503 || !strings.Contains(r.json("error.message").Str, "payer/policy.json") {
+		if msg := r.json("error.message").Str; r.status != 503 || !strings.Contains(msg, "payer/policy.json") || !strings.Contains(msg, "go doc github.com/assaykit/assay/payer") || strings.Contains(msg, "DESIGN") {
 			t.Errorf("GET %s: %d %s", path, r.status, r.body)
 		}
 	}
@@ -232,8 +233,11 @@ func TestNoPolicy(t *testing.T) {
 	}
 }
 
-// TestOversizedUpload: an upload over 64 MiB is 413, whether its length
-// is announced or streamed, and nothing is stored.
+// TestOversizedUpload: an upload's body is at most 16 MiB, the sandbox's
+// cap on a request body (the 64 MiB of SFTP and files uploads is not the
+// portal's): a 17 MB upload is 413 whether its length is announced or
+// streamed, a JSON one whose base64 takes it past 16 MiB too, and nothing
+// is stored; a body just under the cap is kept.
 func TestOversizedUpload(t *testing.T) {
 	sb := newSandbox(t, nil)
 	tr := sb.newRun("big")
@@ -242,7 +246,7 @@ func TestOversizedUpload(t *testing.T) {
 	}
 	head := "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.bin\"\r\n\r\n"
 	tail := "\r\n--B--\r\n"
-	size := int64(64<<20 + 1)
+	size := int64(17_000_000)
 	body := func() io.Reader {
 		return io.MultiReader(strings.NewReader(head), io.LimitReader(zeros{}, size), strings.NewReader(tail))
 	}
@@ -260,10 +264,16 @@ func TestOversizedUpload(t *testing.T) {
 	if resp.StatusCode != 413 {
 		t.Errorf("announced: %d, want 413", resp.StatusCode)
 	}
-	// Streamed (chunked): refused once 64 MiB have been read.
+	// Streamed (chunked): refused once 16 MiB have been read.
 	r := do(t, nil, "POST", url, tr.token, "multipart/form-data; boundary=B", io.MultiReader(body()))
-	if r.status != 413 || r.json("error.code").Str != "PAYLOAD_TOO_LARGE" {
+	if r.status != 413 || r.json("error.code").Str != "PAYLOAD_TOO_LARGE" || r.json("error.details.0.field").Str != "file" {
 		t.Errorf("streamed: %d %s", r.status, r.body)
+	}
+	// JSON: 12.5 MiB of document is more than 16 MiB of base64.
+	doc := base64.StdEncoding.EncodeToString(make([]byte, 25<<19))
+	r = do(t, nil, "POST", url, tr.token, "application/json", strings.NewReader(`{"filename": "big.bin", "content_base64": "`+doc+`"}`))
+	if r.status != 413 || r.json("error.details.0.field").Str != "content_base64" {
+		t.Errorf("JSON: %d %.300s", r.status, r.body)
 	}
 	if r := tr.api("GET", "/prior-auths/PA-000001/attachments", ""); r.json("data.#").Int() != 0 {
 		t.Errorf("an oversized upload was kept: %s", r.body)
@@ -274,8 +284,13 @@ func TestOversizedUpload(t *testing.T) {
 			seen++
 		}
 	}
-	if seen != 2 {
-		t.Errorf("%d attach events with status 413, want 2", seen)
+	if seen != 3 {
+		t.Errorf("%d attach events with status 413, want 3", seen)
+	}
+	// A body of exactly 16 MiB is kept.
+	size = portalsim.MaxUpload - int64(len(head)+len(tail))
+	if r := do(t, nil, "POST", url, tr.token, "multipart/form-data; boundary=B", body()); r.status != 201 || r.json("size").Int() != size {
+		t.Errorf("16 MiB: %d %s", r.status, r.body)
 	}
 }
 

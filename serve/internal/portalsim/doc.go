@@ -101,16 +101,21 @@
 //     document_type (and the web's csrf_token); anything else, or a field
 //     given twice, is 400 naming it; multipart without file is 400 naming
 //     file.
-//   - Upload bounds: one document at most 64 MiB (MaxUpload), refused with
-//     413 before a byte is read when Content-Length says more, else once
-//     that much has been read; a run's attachments together at most 256 MiB
-//     (MaxRunAttachments, 413). Bodies are read through the run's share of
-//     the sandbox's memory budget (sim.Run.Reserve) as they arrive, so
-//     parallel uploads cannot exceed --max-memory; past it the upload is 507
-//     INSUFFICIENT_STORAGE and gives back what it held. A kept document
-//     holds its size until the run completes; a request row holds an
-//     estimate of its size. Uploaded bytes go into the snapshot (above):
-//     a grader can open what the agent sent.
+//   - Upload bounds: an upload's request body is at most 16 MiB (MaxUpload),
+//     the sandbox's cap on every request body (13.11), so a JSON upload,
+//     base64-encoded, carries a document of about 12 MiB at most. The 64 MiB
+//     the sandbox's size rules allow "an SFTP or files upload" is for writes
+//     to the run's tree over SFTP and the files endpoint, whose files must
+//     stay judgeable; a portal attachment is not one of them, so the general
+//     cap applies. A larger body is refused with 413 before a byte is read
+//     when Content-Length says more, else once that much has been read; a
+//     run's attachments together at most 256 MiB (MaxRunAttachments, 413).
+//     Bodies are read through the run's share of the sandbox's memory budget
+//     (sim.Run.Reserve) as they arrive, so parallel uploads cannot exceed
+//     --max-memory; past it the upload is 507 INSUFFICIENT_STORAGE and gives
+//     back what it held. A kept document holds its size until the run
+//     completes; a request row holds an estimate of its size. Uploaded bytes
+//     go into the snapshot (above): a grader can open what the agent sent.
 //   - Sessions: a random cookie (assay_portal_session; HttpOnly,
 //     SameSite=Lax, Secure behind an https --public-url) whose path is the
 //     run's portal as the browser reached it (BASE's path or the hosted

@@ -19,9 +19,11 @@ import (
 
 // Bounds of a run's portal.
 const (
-	// MaxUpload is the most one attachment may hold (64 MiB); a larger
-	// upload is 413.
-	MaxUpload = 64 << 20
+	// MaxUpload is the most an upload's request body may hold: 16 MiB,
+	// the sandbox's cap on every request body (sim.MaxBody). The 64 MiB
+	// of SFTP and files uploads is for the run's tree, which the portal's
+	// attachments are not part of. A larger body is 413.
+	MaxUpload = sim.MaxBody
 	// MaxRunAttachments is the most a run's attachments may hold together
 	// (256 MiB); an upload past it is 413.
 	MaxRunAttachments = 256 << 20

@@ -25,9 +25,6 @@ const (
 	maxFilename     = 255
 	maxDocumentType = 64
 	maxFormField    = 1 << 10
-	// multipartSlack is what a multipart body may hold beyond its file:
-	// boundaries, headers and the small fields.
-	multipartSlack = 1 << 20
 )
 
 // stampLayout writes times as the payer's rows do: RFC 3339, UTC, seconds.
@@ -50,6 +47,7 @@ type budgetReader struct {
 	r        io.Reader
 	run      sim.Run
 	held     int64
+	field    string // the field a body over MaxUpload is blamed on
 	tooLarge bool
 	noMemory bool
 }
@@ -75,7 +73,8 @@ func (b *budgetReader) readError(err error) *apiError {
 	switch {
 	case b.tooLarge:
 		return &apiError{status: http.StatusRequestEntityTooLarge, code: "PAYLOAD_TOO_LARGE",
-			message: fmt.Sprintf("an upload holds at most %d bytes (64 MiB)", MaxUpload), details: []fieldProblem{{"file", "is over 64 MiB"}}}
+			message: fmt.Sprintf("an upload's request body holds at most %d bytes (16 MiB), the file and the form's other fields together", MaxUpload),
+			details: []fieldProblem{{b.field, "makes the request body larger than 16 MiB"}}}
 	case b.noMemory:
 		return &apiError{status: http.StatusInsufficientStorage, code: "INSUFFICIENT_STORAGE", message: sim.ErrMemory.Error()}
 	}
@@ -95,11 +94,11 @@ func (rs *runSim) attach(w http.ResponseWriter, req *http.Request, auth string, 
 	if sess != nil && !multi {
 		return attachmentRow{}, invalid("file", "the upload form is sent as multipart/form-data")
 	}
-	limit := int64(base64.StdEncoding.EncodedLen(MaxUpload) + multipartSlack)
+	limit := int64(MaxUpload)
+	body := &budgetReader{r: http.MaxBytesReader(w, req.Body, limit), run: rs.run, field: "content_base64"}
 	if multi {
-		limit = MaxUpload + multipartSlack
+		body.field = "file"
 	}
-	body := &budgetReader{r: http.MaxBytesReader(w, req.Body, limit), run: rs.run}
 	if req.ContentLength > limit {
 		// Refused before a byte is read.
 		body.tooLarge = true
@@ -164,13 +163,9 @@ func readMultipart(body *budgetReader, boundary string, web bool) (upload, *apiE
 		switch {
 		case name == "file":
 			up.filename = part.FileName()
-			data, err := io.ReadAll(io.LimitReader(part, MaxUpload+1))
+			data, err := io.ReadAll(part) // bounded by the body's cap
 			if err != nil {
 				return upload{}, body.readError(err)
-			}
-			if len(data) > MaxUpload {
-				body.tooLarge = true
-				return upload{}, body.readError(nil)
 			}
 			up.data = data
 		case name == "document_type" || (web && name == "csrf_token"):
@@ -219,10 +214,6 @@ func readJSONUpload(body *budgetReader) (upload, *apiError) {
 		if content, rerr = base64.RawStdEncoding.DecodeString(b.ContentBase64); rerr != nil {
 			return upload{}, invalid("content_base64", "is not base64: %v", err)
 		}
-	}
-	if len(content) > MaxUpload {
-		body.tooLarge = true
-		return upload{}, body.readError(nil)
 	}
 	up := upload{filename: b.Filename, data: content}
 	if b.DocumentType != nil {

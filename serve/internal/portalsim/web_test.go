@@ -216,8 +216,8 @@ func TestWebBadInput(t *testing.T) {
 			ct, body := multipartBody(t, [][2]string{{"csrf_token", csrf2}}, "a.txt", []byte("a"))
 			return do(t, b.c, "POST", tr.portal+"prior-auths/PA-SEED-1/attachments", "", ct, body)
 		}, 403, "This form has expired", "attach/403", tr},
-		{"an upload over 64 MiB", func() reply {
-			ct, body := multipartBody(t, [][2]string{{"csrf_token", csrf}}, "big.bin", make([]byte, 64<<20+1))
+		{"an upload over 16 MiB", func() reply {
+			ct, body := multipartBody(t, [][2]string{{"csrf_token", csrf}}, "big.bin", make([]byte, 16<<20+1))
 			return do(t, b.c, "POST", tr.portal+"prior-auths/PA-SEED-1/attachments", "", ct, body)
 		}, 413, `id="file-error"`, "attach/413", tr},
 		{"an upload as JSON from the web", func() reply {

@@ -127,6 +127,11 @@ func refused(status int, code, message string) *outcome {
 	return &outcome{status: status, code: code, message: message}
 }
 
+// testBreakAnswer, set only by tests, changes an answer between its
+// writing and its check: the one way to reach the check's refusal, which
+// a correct writer never triggers.
+var testBreakAnswer func([]byte) []byte
+
 // exchange answers one X12 request: it decides and writes the answer,
 // checks it with assay's own parser, and records it. It is the one path
 // of every transport.
@@ -143,6 +148,9 @@ func (rs *runSim) exchange(req []byte, transport string) *outcome {
 		o.status = http.StatusOK
 	}
 	if o.status == http.StatusOK {
+		if testBreakAnswer != nil {
+			o.response = testBreakAnswer(o.response)
+		}
 		if _, err := x12.Parse(o.response, x12.Strict()); err != nil {
 			rs.run.Logf("x12: the %s answer does not parse cleanly: %v", o.transaction, err)
 			o.status, o.code, o.message = http.StatusInternalServerError, "INTERNAL", "the clearinghouse built a "+o.transaction+" that its own parser reads with findings: "+err.Error()
@@ -211,6 +219,11 @@ func (rs *runSim) respond(req []byte) *outcome {
 		// standard ones, which the request's data must not hold.
 		if s, n, ok := holdsStandard(r); ok {
 			return rs.reject(x, env, []problem{{set: 0, ik5: "5", seg: s, elem: n, msg: "segment " + s.ID() + " holds one of * ~ : ^, which the answer needs as delimiters"}})
+		}
+	}
+	if tx.Code == "270" {
+		if p, over := eqOverflow(r); over {
+			return rs.reject(x, env, []problem{p})
 		}
 	}
 	var o *outcome
@@ -446,8 +459,36 @@ type problem struct {
 	ik5  string // IK502, the set's syntax error code ("" none)
 	ak9  string // AK905, the group's code ("" none)
 	seg  x12.Segment
-	elem int // IK4's element position, with seg (0: no IK3)
-	msg  string
+	elem int // IK4's element position, with seg (0: no IK4)
+	// ik3 is IK304 of a problem with seg itself (no IK4), such as a loop
+	// repeated too often; "" with elem > 0 is IK304 8, an element in
+	// error. IK303 (the loop id) is left out: X12's loop identifier is at
+	// most 4 characters, and the guide's names (2110C) are 5.
+	ik3 string
+	msg string
+}
+
+// MaxEQ is how many times 005010X279A1 lets the EQ loop (2110C, 2110D)
+// repeat under one subscriber or dependent.
+const MaxEQ = 99
+
+// eqOverflow finds the first subscriber or dependent level of a 270 whose
+// EQ loop repeats more than MaxEQ times: its EQ past the cap is the
+// problem (IK304 4, loop occurs over maximum times).
+func eqOverflow(r *request) (problem, bool) {
+	for _, n := range r.all {
+		eqs := findAll(n.segs, "EQ")
+		if len(eqs) <= MaxEQ {
+			continue
+		}
+		loop := "2110C"
+		if n.level == "23" {
+			loop = "2110D"
+		}
+		return problem{set: 0, ik5: "5", seg: eqs[MaxEQ], ik3: "4",
+			msg: fmt.Sprintf("HL %s holds %d EQ segments: 005010X279A1 repeats loop %s at most %d times", n.id, len(eqs), loop, MaxEQ)}, true
+	}
+	return problem{}, false
 }
 
 // problems lists why a request is rejected with a 999: its envelope
@@ -582,7 +623,10 @@ func (rs *runSim) reject(x *x12.Interchange, env envelope, ps []problem) *outcom
 			segs = append(segs, segment("AK2", tx.Code, tx.Control, stVersion(x, tx)))
 			var codes []string
 			for _, p := range ps {
-				if p.set == k && p.elem > 0 {
+				switch {
+				case p.set == k && p.ik3 != "":
+					segs = append(segs, segment("IK3", p.seg.ID(), strconv.Itoa(p.seg.Index()-tx.Start+1), "", p.ik3))
+				case p.set == k && p.elem > 0:
 					segs = append(segs, segment("IK3", p.seg.ID(), strconv.Itoa(p.seg.Index()-tx.Start+1), "", "8"),
 						segment("IK4", strconv.Itoa(p.elem), "", "6"))
 				}

@@ -72,7 +72,12 @@
 //     1 for a set other than 270/276/278, I6 for another version, 5 for
 //     other findings inside the set; AK905 5, 4, 3 for GE01, GE02 and a
 //     missing GE, 2 for another version. Interchange findings (IEA) have no
-//     999 code: the set's IK5 says R without one. A request with several
+//     999 code: the set's IK5 says R without one. A 270 whose EQ loop
+//     repeats more than 99 times under one subscriber or dependent (the
+//     most 005010X279A1 allows for 2110C/2110D) gets a 999: IK3 names the
+//     100th EQ with IK304 4 (loop occurs over maximum times), no IK303
+//     (X12 loop ids are 4 characters at most), IK502 5. Other loop repeat
+//     counts of the guides are not enforced. A request with several
 //     groups gets one 999 per group in one GS*FA; a request with no group
 //     to acknowledge gets a TA1 R 024. TA105 for an unreadable ISA: 023
 //     when the input ends inside it, 026 when its delimiters collide, 022

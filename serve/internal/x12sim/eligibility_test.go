@@ -139,3 +139,29 @@ func TestEligibility99EQ(t *testing.T) {
 		t.Errorf("EBs: %s", get(t, x, "EB(*)01"))
 	}
 }
+
+// TestEligibilityEQCap: 005010X279A1 repeats the EQ loop (2110C) at most
+// 99 times, so 99 EQs are answered (TestEligibility99EQ) and 100 or more
+// are rejected with a 999 whose IK3 points at the 100th EQ with IK304 4
+// (loop occurs over maximum times); the event says why.
+func TestEligibilityEQCap(t *testing.T) {
+	tr := newFrame(t, nil).newRun("eqcap")
+	for _, n := range []int{100, 150} {
+		sub := []string{"TRN*1*T-100*9CLINIC001", "NM1*IL*1*DOE*JANE****MI*W123456789"}
+		for range n {
+			sub = append(sub, "EQ*30")
+		}
+		x := tr.answer(req270(t, "", sub...))
+		if tx := x.Transactions(); len(tx) != 1 || tx[0].Code != "999" {
+			t.Fatalf("%d EQs: not a 999: %+v", n, tx)
+		}
+		// ST BHT HL NM1 HL NM1 HL TRN NM1, then the EQs: the 100th is the 109th segment.
+		checkPaths(t, x, map[string]string{"AK201": "270", "IK301": "EQ", "IK302": "109", "IK303": "", "IK304": "4",
+			"IK4(*)01": "<nil>", "IK501": "R", "IK502": "5", "AK901": "R", "AK902": "1", "AK903": "1", "AK904": "0"})
+		ev := tr.events()
+		last := ev[len(ev)-1]
+		if last["transaction"] != "999" || last["status"] != 200.0 || !strings.Contains(last["error"].(string), "at most 99 times") {
+			t.Errorf("%d EQs: event %v", n, last)
+		}
+	}
+}

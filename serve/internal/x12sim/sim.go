@@ -35,7 +35,7 @@ const (
 const PolicyFile = "payer/policy.json"
 
 // noPolicy is the message of every answer when the seed has no policy.
-const noPolicy = "the clearinghouse answers for the payer, and the seed has no " + PolicyFile + ": add one (DESIGN.md 13.5) to use it"
+const noPolicy = "the clearinghouse answers for the payer, and the seed has no " + PolicyFile + ": add one (its format: go doc github.com/assaykit/assay/payer) to use it"
 
 // Sim is the clearinghouse. It keeps nothing of the seed itself: the
 // policy reaches each run through its ledger (sim.Run.Payer).

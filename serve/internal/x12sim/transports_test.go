@@ -234,12 +234,13 @@ func TestEligibilityJSON(t *testing.T) {
 	}
 }
 
-// TestNoPolicy: without payer/policy.json every endpoint is 503 naming it.
+// TestNoPolicy: without payer/policy.json every endpoint is 503 naming it
+// and where its format is documented (go doc, not a file users lack).
 func TestNoPolicy(t *testing.T) {
 	tr := newFrame(t, fstest.MapFS{}).newRun("nopolicy")
 	for _, ep := range []string{"x12", "x12_core", "eligibility"} {
 		r := do(t, "POST", tr.endpoints[ep], tr.token, "", []byte("{}"))
-		if r.status != 503 || !bytes.Contains(r.body, []byte("payer/policy.json")) {
+		if r.status != 503 || !bytes.Contains(r.body, []byte("payer/policy.json")) || !bytes.Contains(r.body, []byte("go doc github.com/assaykit/assay/payer")) || bytes.Contains(r.body, []byte("DESIGN")) {
 			t.Errorf("%s: %d %s", ep, r.status, r.body)
 		}
 	}
