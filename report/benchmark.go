@@ -308,7 +308,8 @@ const maxFailedRunsShown = 5
 
 // WriteBenchmarkText writes the benchmark: its score and verdict, the axes,
 // the verdict counts over n runs, and a table of the criteria (pass rate,
-// mean score, errors, runs; the first runs that failed each).
+// mean score, errors, runs, kind, axis ("-" for none), label and id; the
+// first runs that failed each).
 func WriteBenchmarkText(w io.Writer, bm assert.BenchmarkResult, n int, o Options) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nbenchmark over %d %s: score %.3f  verdict %s\n", n, plural(n, "run", "runs"), bm.Score, verdictText(bm.Verdict, o))
@@ -318,9 +319,19 @@ func WriteBenchmarkText(w io.Writer, bm assert.BenchmarkResult, n int, o Options
 	}
 	fmt.Fprintf(&b, "verdicts: %d pass, %d partial, %d fail\n", bm.Verdicts.Pass, bm.Verdicts.Partial, bm.Verdicts.Fail)
 	if len(bm.Criteria) > 0 {
+		// kind and axis are as wide as their longest value.
+		kinds, axes := make([]string, len(bm.Criteria)), make([]string, len(bm.Criteria))
+		kw, aw := len("kind"), len("axis")
+		for i, c := range bm.Criteria {
+			kinds[i], axes[i] = orDash(Escape(c.Kind)), "-"
+			if c.Axis != "" && c.Axis != assert.DefaultAxis {
+				axes[i] = Escape(c.Axis)
+			}
+			kw, aw = max(kw, len(kinds[i])), max(aw, len(axes[i]))
+		}
 		b.WriteString("\ncriteria:\n")
-		fmt.Fprintf(&b, "  %9s  %6s  %6s  %6s  %s\n", "pass rate", "mean", "errors", "runs", "criterion")
-		for _, c := range bm.Criteria {
+		fmt.Fprintf(&b, "  %9s  %6s  %6s  %6s  %-*s  %-*s  %s\n", "pass rate", "mean", "errors", "runs", kw, "kind", aw, "axis", "criterion")
+		for i, c := range bm.Criteria {
 			rate := Percent(c.PassRate * 100)
 			if o.Color {
 				colour := green
@@ -332,7 +343,8 @@ func WriteBenchmarkText(w io.Writer, bm assert.BenchmarkResult, n int, o Options
 				}
 				rate = colour + fmt.Sprintf("%9s", rate) + reset
 			}
-			fmt.Fprintf(&b, "  %9s  %6.3f  %6d  %6d  %s  [%s]", rate, c.MeanScore, c.Errors, c.Runs, Escape(criterionName(c)), Escape(c.CriterionID))
+			fmt.Fprintf(&b, "  %9s  %6.3f  %6d  %6d  %-*s  %-*s  %s  [%s]", rate, c.MeanScore, c.Errors, c.Runs, kw, kinds[i], aw, axes[i],
+				Escape(criterionName(c)), Escape(c.CriterionID))
 			if len(c.FailedRuns) > 0 {
 				shown := c.FailedRuns[:min(len(c.FailedRuns), maxFailedRunsShown)]
 				names := make([]string, len(shown))
@@ -350,6 +362,14 @@ func WriteBenchmarkText(w io.Writer, bm assert.BenchmarkResult, n int, o Options
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// orDash is s, or "-" when s is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func criterionName(c assert.BenchmarkCriterion) string {

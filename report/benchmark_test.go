@@ -55,9 +55,11 @@ func TestWriteBenchmark(t *testing.T) {
 			"\nbenchmark over 2 runs: score 0.292  verdict partial\n",
 			"  correctness          0.778  (1 run)\n",
 			"verdicts: 0 pass, 1 partial, 1 fail\n",
-			"\ncriteria:\n  pass rate    mean  errors    runs  criterion\n",
-			"       100%   1.000       0       1  approved  [c1]\n",
-			"         0%   0.333       0       1  paid in full  [c2]  not passed in #0\n",
+			// kind and axis as wide as their longest; no axis is "-".
+			"\ncriteria:\n  pass rate    mean  errors    runs  kind                axis         criterion\n",
+			"       100%   1.000       0       1  portal-state-match  correctness  approved  [c1]\n",
+			"         0%   0.333       0       1  portal-state-match  correctness  paid in full  [c2]  not passed in #0\n",
+			"         0%   0.000       1       1  hl7-structural      -            #2  [#2]  not passed in #0\n",
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("text lacks %q:\n%s", want, out)
