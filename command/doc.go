@@ -43,8 +43,9 @@
 //     then the criteria, the runs' names and each criterion's failing runs.
 //   - The skipped criteria of a run are said on stderr once (one line for
 //     a single rollout, a count of runs for --runs), beside counts.skipped.
-//   - --summary goes with text, JSON (then {"benchmark": ...} alone) and
-//     HTML; with jsonl or junit, which exist for machines, it is bad usage.
+//   - --summary goes with text, JSON (then {"benchmark": ...} alone),
+//     JUnit (then the testsuite "benchmark" alone: see package report) and
+//     HTML; with jsonl, whose lines are the runs, it is bad usage.
 //   - --criterion is a Go (RE2) regular expression matched, unanchored,
 //     against each criterion's id (#N when it has none) and label; --kind
 //     takes kinds (repeated or comma-separated) and suggests the nearest
