@@ -44,7 +44,7 @@ type junitCase struct {
 	// (the benchmark's per-criterion figures).
 	Properties *junitProperties `xml:"properties,omitempty"`
 	Failure    *junitMessage    `xml:"failure,omitempty"`
-	Error     *junitMessage `xml:"error,omitempty"`
+	Error      *junitMessage    `xml:"error,omitempty"`
 }
 
 type junitMessage struct {
