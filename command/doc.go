@@ -71,8 +71,16 @@
 //   - criteria create --file with a list creates in order and stops at the
 //     first API error, printing what it created before it.
 //   - check notes on stderr, before running anything, how many verify
-//     commands will run; --no-verify makes each verify an error ("not
-//     run"), so a run with one cannot pass unverified.
+//     commands will run. --no-verify runs none: each verify is reported as
+//     not run ("skip" in text, <skipped> in JUnit, "skipped": true in JSON
+//     beside status error, the only status of the dialect for a check
+//     that did not run) and counts neither as passed nor as failed: a run
+//     is judged on its other assertions, a run with none is "not judged"
+//     (JSON "skipped": true on the run) and counts in no pass rate and not
+//     against the exit code, and the text summary says how many verifies
+//     were not run. Skipping must not fail a model (a run the verify would
+//     have passed) nor pass one (a verify it would have failed): the
+//     verdict rests on what was checked.
 //   - Config.Name (default: the base name of os.Args[0]) replaces "assay"
 //     in usage text.
 //

@@ -94,11 +94,14 @@ func TestOutputSchemas(t *testing.T) {
 	})
 	t.Run("check", func(t *testing.T) {
 		s := outputSchema(t, "check")
-		for _, args := range [][]string{nil, {"--evidence"}} {
+		for _, args := range [][]string{nil, {"--evidence"}, {"--no-verify"}} {
 			out, stderr, _ := runAssay(t, nil, append([]string{"check", "--suite", "../examples/clibench/cli-bench.yaml",
 				"--trace", "../examples/clibench/trace.json", "--format", "json"}, args...)...)
 			validJSON(t, s, "check "+strings.Join(args, " ")+stderr, []byte(out))
-			if has := strings.Contains(out, `"evidence":`); has != (args != nil) {
+			if has := strings.Contains(out, `"skipped": true`); has != (len(args) > 0 && args[0] == "--no-verify") {
+				t.Errorf("check %v: skipped shown: %v", args, has)
+			}
+			if has := strings.Contains(out, `"evidence":`); has != (len(args) > 0 && args[0] == "--evidence") {
 				t.Errorf("check %v: evidence shown: %v", args, has)
 			}
 		}

@@ -21,6 +21,7 @@ type junitSuite struct {
 	Tests      int              `xml:"tests,attr"`
 	Failures   int              `xml:"failures,attr"`
 	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr,omitempty"`
 	Time       string           `xml:"time,attr"`
 	Properties *junitProperties `xml:"properties,omitempty"`
 	Cases      []junitCase      `xml:"testcase"`
@@ -45,6 +46,7 @@ type junitCase struct {
 	Properties *junitProperties `xml:"properties,omitempty"`
 	Failure    *junitMessage    `xml:"failure,omitempty"`
 	Error      *junitMessage    `xml:"error,omitempty"`
+	Skipped    *junitMessage    `xml:"skipped,omitempty"`
 }
 
 type junitMessage struct {
@@ -65,6 +67,9 @@ func (s *junitSuite) add(c junitCase, seconds float64) {
 	}
 	if c.Error != nil {
 		s.Errors++
+	}
+	if c.Skipped != nil {
+		s.Skipped++
 	}
 }
 
