@@ -82,7 +82,9 @@
 //     have passed) nor pass one (a verify it would have failed): the
 //     verdict rests on what was checked.
 //   - Config.Name (default: the base name of os.Args[0]) replaces "assay"
-//     in usage text.
+//     in usage text, in version's first line and at the start of every
+//     message line on stderr ("mykinds: eval: ..."): a team's own command
+//     names itself everywhere a user reads it.
 //
 // # assay run
 //
