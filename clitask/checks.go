@@ -378,12 +378,20 @@ type verifyCheck struct {
 
 func (verifyCheck) Kind() string { return KindVerify }
 
+// skipped is the result of the verify when verify commands are skipped.
+func (c verifyCheck) skipped() assert.Result {
+	return assert.Errorf("Verify %s was not run: %v.", quote(c.run), ErrVerifySkipped)
+}
+
 func (c verifyCheck) Check(ctx context.Context, env *assert.Env) assert.Result {
 	src, _, res := source(ctx, env)
 	if res != nil {
 		return *res
 	}
 	out, err := src.Verify(ctx, c.run)
+	if errors.Is(err, ErrVerifySkipped) {
+		return c.skipped()
+	}
 	if err != nil {
 		return assert.Errored(fmt.Errorf("verify %s could not run: %w", quote(c.run), err))
 	}

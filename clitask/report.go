@@ -21,6 +21,11 @@ type AssertionResult struct {
 	Status  assert.Status `json:"status"`
 	Passed  bool          `json:"passed"`
 	Details string        `json:"details"`
+	// Skipped is true for a verify that was not run because verify
+	// commands are skipped (SkipVerify, CheckOptions.NoVerify). Its status
+	// is error (the check did not run) and it counts neither as passed nor
+	// as failed: the run is judged on its other assertions.
+	Skipped bool `json:"skipped,omitempty"`
 	// Evidence is the check's evidence (see the kinds' *Evidence types).
 	Evidence any `json:"-"`
 }
@@ -39,8 +44,14 @@ type RunResult struct {
 	// unknown.
 	HelpMode string `json:"help_mode,omitempty"`
 	// Passed is true when every assertion passed and the attempt did not
-	// break down (Error is "").
+	// break down (Error is ""); skipped assertions are left out, and a run
+	// with no other is not passed.
 	Passed bool `json:"passed"`
+	// Skipped is true when every assertion of the run was skipped (see
+	// AssertionResult.Skipped) and the attempt did not break down: nothing
+	// was judged, so the run counts in no pass rate and does not fail
+	// Report.Passed.
+	Skipped bool `json:"skipped,omitempty"`
 	// Error says how the attempt broke down: the agent's error, for runs a
 	// Runner made (redacted as the trace is), or the "error" a recorded
 	// run carries. The run counts as failed.
@@ -106,14 +117,29 @@ type Report struct {
 	Thresholds []ThresholdResult `json:"thresholds"`
 }
 
-// Passed reports whether every run passed.
+// Passed reports whether every run passed (runs with nothing judged,
+// RunResult.Skipped, aside).
 func (r *Report) Passed() bool {
 	for _, run := range r.Runs {
-		if !run.Passed {
+		if !run.Passed && !run.Skipped {
 			return false
 		}
 	}
 	return true
+}
+
+// SkippedAssertions counts the assertions of the runs that were skipped
+// (AssertionResult.Skipped).
+func (r *Report) SkippedAssertions() int {
+	n := 0
+	for _, run := range r.Runs {
+		for _, a := range run.Assertions {
+			if a.Skipped {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Violations returns the violated thresholds with the given behavior.
@@ -149,6 +175,9 @@ func summarize(scope []*Task, runs []RunResult, th *Thresholds) *Report {
 	}
 	for _, run := range runs {
 		seen[run.TaskID] = true
+		if run.Skipped {
+			continue // nothing was judged
+		}
 		count(rep.PassRates, run)
 		if run.HelpMode != "" {
 			if rep.ByHelpMode == nil {
@@ -192,8 +221,11 @@ func summarize(scope []*Task, runs []RunResult, th *Thresholds) *Report {
 // assert.Run (a check that panics reports status error; results are
 // normalised). The trace is taken once, so every assertion judges the same
 // commands. The task passes when every assertion passes; every one is
-// evaluated either way.
+// evaluated either way. When src skips verify (SkipVerify), each verify is
+// a skipped result and the task passes when every other assertion passes
+// and there is one.
 func (t *Task) Check(ctx context.Context, src Source) (passed bool, results []AssertionResult) {
+	skip := skipsVerify(src)
 	if _, ok := src.(runeSource); !ok {
 		tr, err := src.Trace(ctx)
 		src = &snapshot{Source: src, trace: tr, err: err}
@@ -202,12 +234,29 @@ func (t *Task) Check(ctx context.Context, src Source) (passed bool, results []As
 	Attach(env, src)
 	results = make([]AssertionResult, len(t.Assert))
 	passed = true
+	judged := 0
 	for i, a := range t.Assert {
+		if v, ok := a.(verifyCheck); ok && skip {
+			res := v.skipped()
+			results[i] = AssertionResult{Kind: KindVerify, Status: res.Status, Details: res.Details, Skipped: true}
+			continue
+		}
 		res := assert.Run(ctx, a, env)
 		results[i] = AssertionResult{Kind: kindOf(a), Status: res.Status, Passed: res.Passed, Details: res.Details, Evidence: res.Evidence}
 		passed = passed && res.Passed
+		judged++
 	}
-	return passed, results
+	return passed && judged > 0, results
+}
+
+// allSkipped reports whether every result is skipped (and there is one).
+func allSkipped(results []AssertionResult) bool {
+	for _, r := range results {
+		if !r.Skipped {
+			return false
+		}
+	}
+	return len(results) > 0
 }
 
 // kindOf is a.Kind(), or "?" for a nil assertion or one whose Kind panics.
@@ -263,8 +312,9 @@ type CheckOptions struct {
 	// MaxFileSize caps the file each file_contains reads; 0 means
 	// check.DefaultMaxFileSize.
 	MaxFileSize int64
-	// NoVerify runs no verify command: each verify reports status error
-	// wrapping ErrVerifySkipped (SkipVerify).
+	// NoVerify runs no verify command: each verify is a skipped result
+	// (status error, AssertionResult.Skipped) and each run is judged on
+	// its other assertions (SkipVerify).
 	NoVerify bool
 	// OnRun, when set, is called with each run's result as soon as it is
 	// judged, with how many runs are judged so far and how many will be,
@@ -322,7 +372,7 @@ func (s *Suite) Check(ctx context.Context, runs []Run, opts CheckOptions) (*Repo
 			model = DefaultModel
 		}
 		rr := RunResult{Run: r.Name, TaskID: r.TaskID, Model: model, HelpMode: r.HelpMode, Passed: passed && r.Error == "",
-			Error: r.Error, Assertions: res, Trace: &r.Trace}
+			Skipped: r.Error == "" && allSkipped(res), Error: r.Error, Assertions: res, Trace: &r.Trace}
 		if r.Error != "" {
 			rr.Err = errors.New(r.Error)
 		}

@@ -399,3 +399,74 @@ func TestCheckCountsARecordedErrorFailed(t *testing.T) {
 		t.Errorf("an error that is not a string: %v", err)
 	}
 }
+
+// With NoVerify a verify is not run: it is a skipped result (status error,
+// Skipped), and the run is judged on its other assertions; a run with no
+// other assertion judges nothing, so it counts in no pass rate and does
+// not fail the report. (Before, each skipped verify failed its run.)
+func TestCheckNoVerifySkipsVerify(t *testing.T) {
+	dir := t.TempDir()
+	s, err := clitask.ParseSuite("cli-bench.yaml", []byte(`cli: make
+tasks:
+  - id: build
+    intent: Build.
+    assert:
+      - exit_code: 0
+      - verify: {run: touch verified}
+  - id: only-verify
+    intent: Check.
+    assert:
+      - verify: {run: touch verified}
+  - id: broken
+    intent: Break.
+    assert:
+      - exit_code: 0
+      - verify: {run: touch verified}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := []clitask.Run{
+		{TaskID: "build", Model: "m", Trace: clitask.Trace{Workdir: dir, Commands: []clitask.Command{{Command: "make", ExitCode: 0}}}},
+		{TaskID: "only-verify", Model: "m", Trace: clitask.Trace{Workdir: dir, Commands: []clitask.Command{{Command: "make"}}}},
+		{TaskID: "broken", Model: "m", Trace: clitask.Trace{Workdir: dir, Commands: []clitask.Command{{Command: "make", ExitCode: 2}}}},
+	}
+	rep, err := s.Check(context.Background(), runs, clitask.CheckOptions{NoVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "verified")); err == nil {
+		t.Error("a verify ran")
+	}
+	build, only, broken := rep.Runs[0], rep.Runs[1], rep.Runs[2]
+	v := build.Assertions[1]
+	if !build.Passed || build.Skipped || v.Kind != "verify" || !v.Skipped || v.Passed || v.Status != "error" ||
+		v.Details != `Verify "touch verified" was not run: verify commands are skipped.` {
+		t.Errorf("build: %+v", build)
+	}
+	if only.Passed || !only.Skipped || !only.Assertions[0].Skipped {
+		t.Errorf("only-verify: %+v", only)
+	}
+	if broken.Passed || broken.Skipped {
+		t.Errorf("broken: %+v", broken)
+	}
+	if pr := rep.PassRates["m"]; pr.Passed != 1 || pr.Total != 2 {
+		t.Errorf("pass rates %+v (the run that judged nothing counts in none)", rep.PassRates)
+	}
+	if rep.Passed() || rep.SkippedAssertions() != 3 {
+		t.Errorf("passed %v, skipped %d", rep.Passed(), rep.SkippedAssertions())
+	}
+	// Without the broken run the report passes: nothing judged is not a
+	// failure.
+	rep, err = s.Check(context.Background(), runs[:2], clitask.CheckOptions{NoVerify: true})
+	if err != nil || !rep.Passed() {
+		t.Errorf("report %+v, %v", rep, err)
+	}
+	// Without NoVerify the verify runs.
+	if rep, err = s.Check(context.Background(), runs[:1], clitask.CheckOptions{}); err != nil || !rep.Passed() || rep.Runs[0].Assertions[1].Skipped {
+		t.Errorf("verify run: %+v, %v", rep, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "verified")); err != nil {
+		t.Errorf("the verify did not run: %v", err)
+	}
+}

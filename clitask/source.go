@@ -57,12 +57,20 @@ type options struct {
 
 // ErrVerifySkipped is the error of a verify that was not run because the
 // caller asked so (SkipVerify; assay check --no-verify).
-var ErrVerifySkipped = errors.New("not run (verify commands were skipped)")
+var ErrVerifySkipped = errors.New("verify commands are skipped")
 
-// SkipVerify makes verify run nothing: each verify assertion reports
-// status error wrapping ErrVerifySkipped, so that a suite from elsewhere
-// can be checked without running its commands on this machine.
+// SkipVerify makes verify run nothing, so that a suite from elsewhere can
+// be checked without running its commands on this machine. A verify
+// assertion then reports status error ("was not run"); Task.Check marks it
+// skipped (AssertionResult.Skipped) and judges the task on its other
+// assertions.
 func SkipVerify() Option { return func(o *options) { o.skipVerify = true } }
+
+// skipsVerify reports whether src runs no verify command (SkipVerify).
+func skipsVerify(src Source) bool {
+	ts, ok := src.(*traceSource)
+	return ok && ts.opts.skipVerify
+}
 
 // VerifyEnv sets the complete environment of verify commands (nil, the
 // default, means the process environment). A Shell runs verify with its

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/assaykit/assay/assert"
 )
@@ -57,6 +58,56 @@ func (r renamer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// prefixRenamer rewrites "assay: " at the start of each line as the
+// program's name, so that a command built with Main names itself in every
+// message on stderr, not only in usage. It is safe for concurrent use.
+type prefixRenamer struct {
+	w    io.Writer
+	name string
+
+	mu      sync.Mutex
+	midLine bool // the last write did not end a line
+}
+
+func (r *prefixRenamer) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	for line := range strings.Lines(string(p)) {
+		if !r.midLine {
+			if rest, ok := strings.CutPrefix(line, "assay: "); ok {
+				line = r.name + ": " + rest
+			}
+		}
+		b.WriteString(line)
+		r.midLine = !strings.HasSuffix(line, "\n")
+	}
+	if _, err := io.WriteString(r.w, b.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Unwrap returns the writer written to, so that a terminal is still known
+// as one (unwrapWriter).
+func (r *prefixRenamer) Unwrap() io.Writer { return r.w }
+
+// unwrapWriter returns the writer beneath w's renaming, if any.
+func unwrapWriter(w io.Writer) io.Writer {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		return u.Unwrap()
+	}
+	return w
+}
+
+// progName is the program's name: "assay", or the name Config gave.
+func (c *cli) progName() string {
+	if c.name == "" {
+		return "assay"
+	}
+	return c.name
+}
+
 // subcommand is one subcommand. Each lives in its own file and adds itself
 // to commands from init.
 type subcommand struct {
@@ -84,8 +135,9 @@ type Config struct {
 	// Getenv reads the environment (ASSAY_BASE_URL, ASSAY_API_KEY,
 	// ASSAY_JUDGE_*, NO_COLOR); nil means os.Getenv.
 	Getenv func(string) string
-	// Name is the program's name, shown in usage; "" means the base name
-	// of os.Args[0].
+	// Name is the program's name, shown in usage, in version and in every
+	// message on stderr in place of "assay"; "" means the base name of
+	// os.Args[0].
 	Name string
 	// Registry decodes every spec; nil means assert.DefaultRegistry(),
 	// which every imported domain package (and sandbox, which imports them
@@ -113,6 +165,9 @@ func Main(ctx context.Context, args []string, cfg Config) int {
 	}
 	if c.getenv == nil {
 		c.getenv = os.Getenv
+	}
+	if c.name != "" && c.name != "assay" {
+		c.stderr = &prefixRenamer{w: c.stderr, name: c.name}
 	}
 	return run(ctx, c, args)
 }

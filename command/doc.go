@@ -43,8 +43,9 @@
 //     then the criteria, the runs' names and each criterion's failing runs.
 //   - The skipped criteria of a run are said on stderr once (one line for
 //     a single rollout, a count of runs for --runs), beside counts.skipped.
-//   - --summary goes with text, JSON (then {"benchmark": ...} alone) and
-//     HTML; with jsonl or junit, which exist for machines, it is bad usage.
+//   - --summary goes with text, JSON (then {"benchmark": ...} alone),
+//     JUnit (then the testsuite "benchmark" alone: see package report) and
+//     HTML; with jsonl, whose lines are the runs, it is bad usage.
 //   - --criterion is a Go (RE2) regular expression matched, unanchored,
 //     against each criterion's id (#N when it has none) and label; --kind
 //     takes kinds (repeated or comma-separated) and suggests the nearest
@@ -70,10 +71,20 @@
 //   - criteria create --file with a list creates in order and stops at the
 //     first API error, printing what it created before it.
 //   - check notes on stderr, before running anything, how many verify
-//     commands will run; --no-verify makes each verify an error ("not
-//     run"), so a run with one cannot pass unverified.
+//     commands will run. --no-verify runs none: each verify is reported as
+//     not run ("skip" in text, <skipped> in JUnit, "skipped": true in JSON
+//     beside status error, the only status of the dialect for a check
+//     that did not run) and counts neither as passed nor as failed: a run
+//     is judged on its other assertions, a run with none is "not judged"
+//     (JSON "skipped": true on the run) and counts in no pass rate and not
+//     against the exit code, and the text summary says how many verifies
+//     were not run. Skipping must not fail a model (a run the verify would
+//     have passed) nor pass one (a verify it would have failed): the
+//     verdict rests on what was checked.
 //   - Config.Name (default: the base name of os.Args[0]) replaces "assay"
-//     in usage text.
+//     in usage text, in version's first line and at the start of every
+//     message line on stderr ("mykinds: eval: ..."): a team's own command
+//     names itself everywhere a user reads it.
 //
 // # assay run
 //

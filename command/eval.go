@@ -64,7 +64,7 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 	fs.BoolVar(&f.merge, "merge", false, "merge the JSON lines that --format jsonl wrote (the files are the arguments) into one benchmark")
 	fs.StringVar(&f.entity, "entity", "", "the input entity `ID` this rollout was run for: only its criteria (and unscoped ones) run; wins over sandbox/run.json")
 	fs.StringVar(&f.format, "format", "text", "output `format`: text, json, junit, html (one self-contained page), or jsonl (with --runs or --merge)")
-	fs.BoolVar(&f.summary, "summary", false, "with --runs or --merge, print only the benchmark (text, json, html)")
+	fs.BoolVar(&f.summary, "summary", false, "with --runs or --merge, print only the benchmark (text, json, junit, html)")
 	fs.StringVar(&f.criterionPattern, "criterion", "", "evaluate only the criteria whose id or label matches this regular expression (`PATTERN`)")
 	fs.Var(&f.kinds, "kind", "evaluate only the criteria of this kind `K` (repeat, or separate with commas)")
 	fs.BoolVar(&f.noColor, "no-color", false, "never colour the text output (NO_COLOR does the same)")
@@ -91,8 +91,8 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 	if f.summary && f.runs == "" && !f.merge {
 		return c.badInput("eval: --summary needs --runs or --merge")
 	}
-	if f.summary && (format == report.JSONL || format == report.JUnit) {
-		return c.badInput("eval: --summary goes with --format text, json or html")
+	if f.summary && format == report.JSONL {
+		return c.badInput("eval: --summary goes with --format text, json, junit or html")
 	}
 	switch {
 	case f.merge:

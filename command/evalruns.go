@@ -268,6 +268,9 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 		return c.badInput("eval: %v", err)
 	}
 	prog := newProgress(c.stderr, len(runs), "runs judged")
+	// The line is cleared only for runs written to stdout as they come
+	// (JUnit and HTML spool them; --summary writes none).
+	streams := !f.summary && (format == report.Text || format == report.JSON || format == report.JSONL)
 	skippedRuns := 0
 	judge := func(r evalRun) report.Run {
 		plan := plans.plans[r.plan]
@@ -288,7 +291,9 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 			if r.Result.Counts.Skipped > 0 {
 				skippedRuns++
 			}
-			prog.pause()
+			if streams {
+				prog.pause()
+			}
 			defer prog.step()
 			return bw.Add(r)
 		})

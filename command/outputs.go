@@ -223,10 +223,12 @@ const checkSchema = `{
       "properties": {
         "task_id": {"type": "string"}, "model": {"type": "string"}, "passed": {"type": "boolean"},
         "help_mode": {"type": "string"}, "error": {"type": "string"},
+        "skipped": {"const": true, "description": "every assertion was skipped (--no-verify): nothing was judged, and the run counts in no pass rate"},
         "assertions": {"type": "array", "items": {"type": "object", "required": ["kind", "status", "passed", "details"],
           "properties": {
             "kind": {"type": "string"}, "status": {"enum": ["passed", "failed", "error"]}, "passed": {"type": "boolean"},
             "details": {"type": "string"},
+            "skipped": {"const": true, "description": "a verify not run (--no-verify); status error, counted neither as passed nor as failed"},
             "evidence": {"description": "the check's evidence, with --evidence"}}}}}}},
     "not_run": {"type": ["array", "null"], "items": {"type": "string"}},
     "pass_rates": {"type": ["object", "null"], "additionalProperties": {"type": "object", "required": ["passed", "total", "rate"],

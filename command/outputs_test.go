@@ -4,16 +4,22 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/serve"
+	"github.com/assaykit/assay/serve/servetest"
 )
 
 // outputSchema compiles what assay schema NAME prints.
@@ -94,11 +100,14 @@ func TestOutputSchemas(t *testing.T) {
 	})
 	t.Run("check", func(t *testing.T) {
 		s := outputSchema(t, "check")
-		for _, args := range [][]string{nil, {"--evidence"}} {
+		for _, args := range [][]string{nil, {"--evidence"}, {"--no-verify"}} {
 			out, stderr, _ := runAssay(t, nil, append([]string{"check", "--suite", "../examples/clibench/cli-bench.yaml",
 				"--trace", "../examples/clibench/trace.json", "--format", "json"}, args...)...)
 			validJSON(t, s, "check "+strings.Join(args, " ")+stderr, []byte(out))
-			if has := strings.Contains(out, `"evidence":`); has != (args != nil) {
+			if has := strings.Contains(out, `"skipped": true`); has != (len(args) > 0 && args[0] == "--no-verify") {
+				t.Errorf("check %v: skipped shown: %v", args, has)
+			}
+			if has := strings.Contains(out, `"evidence":`); has != (len(args) > 0 && args[0] == "--evidence") {
 				t.Errorf("check %v: evidence shown: %v", args, has)
 			}
 		}
@@ -170,4 +179,73 @@ func assertKinds() map[string]bool {
 		out[k] = true
 	}
 	return out
+}
+
+// Every event a full sandbox run emits follows assay schema events: the
+// example's scripted agent does the whole prior-authorization story (FHIR,
+// X12, the portal, HL7 over MLLP, SFTP, the phone line) against a sandbox
+// of the example's seed, and each line of the run's events.jsonl is
+// validated, not only the run_phase events of an empty seed.
+func TestEventsSchemaFullRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs examples/priorauth/agent")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("the go command is not on PATH to build the example's agent: %v", err)
+	}
+	s := outputSchema(t, "events")
+	srv := servetest.Start(t, check.DirFS("../examples/priorauth/seed"),
+		serve.Options{Clock: time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC)})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goTool, "run", "./examples/priorauth/agent", "--url", srv.URL(), "--token", srv.Token())
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the agent: %v\n%s", err, out)
+	}
+	_, after, ok := strings.Cut(string(out), "\nsnapshot ")
+	snap, _, _ := strings.Cut(after, "\n")
+	if !ok || snap == "" {
+		t.Fatalf("the agent named no snapshot:\n%s", out)
+	}
+	data, err := os.ReadFile(filepath.Join(snap, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		validJSON(t, s, fmt.Sprintf("event %d %s", i+1, line), []byte(line))
+		var ev struct{ Sim, Type string }
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		seen[ev.Sim+" "+ev.Type] = true
+	}
+	sims := map[string]bool{}
+	for k := range seen {
+		sim, _, _ := strings.Cut(k, " ")
+		sims[sim] = true
+	}
+	// Every simulator the story uses emitted something, and more types
+	// than run_phase were checked.
+	for _, sim := range []string{"fhir", "x12", "portal", "hl7", "sftp", "voice"} {
+		if !sims[sim] {
+			t.Errorf("no %s event among %v", sim, sortedSet(seen))
+		}
+	}
+	if len(seen) < 6 {
+		t.Errorf("only %d event types: %v", len(seen), sortedSet(seen))
+	}
+	t.Logf("%d event types validated: %v", len(seen), sortedSet(seen))
+}
+
+func sortedSet(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -12,12 +12,18 @@ import (
 // progress is one updating line on stderr while a long command works
 // ("12/200 runs judged, 1 failed  38/s  5s left"), shown only when stderr is
 // a terminal. It is cleared before anything else is printed (pause) and at
-// the end (done), and redraws at most ten times a second. It is safe for
-// concurrent use.
+// the end (done), and redraws at most ten times a second (minRedraw apart),
+// however often it is paused: a redraw that comes too soon after the last
+// is put off to minRedraw after it, so that the line still shows while a
+// long unit works. It is safe for concurrent use.
 type progress struct {
 	w    io.Writer
 	on   bool
 	what string
+	// now and afterFunc are the clock (time.Now and time.AfterFunc, or a
+	// test's).
+	now       func() time.Time
+	afterFunc func(time.Duration, func()) *time.Timer
 
 	mu      sync.Mutex
 	total   int
@@ -26,14 +32,20 @@ type progress struct {
 	start   time.Time
 	last    time.Time
 	visible bool
+	later   *time.Timer // the redraw put off, if any
+	stopped bool
 	quit    chan struct{}
 	wg      sync.WaitGroup
 }
 
+// minRedraw is the least time between two redraws of the line.
+const minRedraw = 100 * time.Millisecond
+
 // newProgress returns the progress of total units (0 when not yet known)
 // described by what ("runs judged").
 func newProgress(w io.Writer, total int, what string) *progress {
-	return &progress{w: w, on: report.IsTerminal(w), total: total, what: what, start: time.Now()}
+	return &progress{w: w, on: report.IsTerminal(unwrapWriter(w)), total: total, what: what, start: time.Now(),
+		now: time.Now, afterFunc: time.AfterFunc}
 }
 
 // tick redraws the line every d until done, so its elapsed time moves while
@@ -99,12 +111,25 @@ func (p *progress) stepOf(done, total int, failed bool) {
 }
 
 func (p *progress) drawLocked(force bool) {
-	if !p.on {
+	if !p.on || p.stopped {
 		return
 	}
-	now := time.Now()
-	if !force && p.count < p.total && now.Sub(p.last) < 100*time.Millisecond && p.visible {
+	now := p.now()
+	if wait := minRedraw - now.Sub(p.last); !force && p.count < p.total && wait > 0 {
+		if !p.visible && p.later == nil {
+			// Cleared for a report line: show it again once it may be.
+			p.later = p.afterFunc(wait, func() {
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				p.later = nil
+				p.drawLocked(true)
+			})
+		}
 		return
+	}
+	if p.later != nil {
+		p.later.Stop()
+		p.later = nil
 	}
 	p.last = now
 	line := fmt.Sprintf("%d/%d %s", p.count, p.total, p.what)
@@ -136,5 +161,12 @@ func (p *progress) done() {
 		p.wg.Wait()
 		p.quit = nil
 	}
-	p.pause()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stopped = true
+	if p.later != nil {
+		p.later.Stop()
+		p.later = nil
+	}
+	p.clearLocked()
 }

@@ -2,6 +2,7 @@ package command
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -218,16 +219,59 @@ func TestEvalRunsCriteriaSummary(t *testing.T) {
 		t.Errorf("criterion %+v", c)
 	}
 	text, _, _ := runAssay(t, nil, "eval", "--runs", dir, "--summary")
-	if strings.Contains(text, "== run-") || !strings.Contains(text, "      50%   0.500       0       4  paid  [#0]  not passed in run-01, run-03\n") {
+	if strings.Contains(text, "== run-") || !strings.Contains(text, "      50%   0.500       0       4  portal-state-match  correctness  paid  [#0]  not passed in run-01, run-03\n") {
 		t.Errorf("text summary:\n%s", text)
 	}
 	full, _, _ := runAssay(t, nil, "eval", "--runs", dir)
 	if !strings.Contains(full, "== run-01") || !strings.Contains(full, "\ncriteria:\n") {
 		t.Errorf("text:\n%s", full)
 	}
-	for _, bad := range [][]string{{"--summary", "--format", "jsonl"}, {"--summary", "--format", "junit"}} {
-		if _, _, code := runAssay(t, nil, append([]string{"eval", "--runs", dir}, bad...)...); code != exitUsage {
-			t.Errorf("%v: code %d", bad, code)
+	if _, _, code := runAssay(t, nil, "eval", "--runs", dir, "--summary", "--format", "jsonl"); code != exitUsage {
+		t.Errorf("--summary with jsonl: code %d", code)
+	}
+	// JUnit carries the benchmark as a testsuite "benchmark", a testcase
+	// per criterion failing with the runs it did not pass in; --summary
+	// leaves the runs' testsuites out.
+	for _, summary := range []bool{false, true} {
+		args := []string{"eval", "--runs", dir, "--format", "junit"}
+		if summary {
+			args = append(args, "--summary")
+		}
+		xmlOut, stderr, code := runAssay(t, nil, args...)
+		if code != exitFail {
+			t.Fatalf("junit (summary %v): code %d: %s", summary, code, stderr)
+		}
+		var doc struct {
+			Suites []struct {
+				Name       string `xml:"name,attr"`
+				Properties []struct {
+					Name  string `xml:"name,attr"`
+					Value string `xml:"value,attr"`
+				} `xml:"properties>property"`
+				Cases []struct {
+					Name    string `xml:"name,attr"`
+					Failure *struct {
+						Message string `xml:"message,attr"`
+						Text    string `xml:",chardata"`
+					} `xml:"failure"`
+				} `xml:"testcase"`
+			} `xml:"testsuite"`
+		}
+		if err := xml.Unmarshal([]byte(xmlOut), &doc); err != nil {
+			t.Fatalf("%v\n%s", err, xmlOut)
+		}
+		wantSuites := 5
+		if summary {
+			wantSuites = 1
+		}
+		if len(doc.Suites) != wantSuites {
+			t.Fatalf("summary %v: %d testsuites:\n%s", summary, len(doc.Suites), xmlOut)
+		}
+		bs := doc.Suites[len(doc.Suites)-1]
+		if bs.Name != "benchmark" || len(bs.Properties) < 2 || bs.Properties[1].Name != "verdict" || bs.Properties[1].Value != "partial" ||
+			len(bs.Cases) != 2 || bs.Cases[1].Name != "paid [#0]" || bs.Cases[1].Failure == nil ||
+			bs.Cases[1].Failure.Message != "passed in 50% of 4 runs; not passed in 2 (0 errors)" || bs.Cases[1].Failure.Text != "not passed in:\nrun-01\nrun-03" {
+			t.Errorf("summary %v: benchmark suite %+v\n%s", summary, bs, xmlOut)
 		}
 	}
 }

@@ -24,10 +24,10 @@ func runVersion(_ context.Context, c *cli, args []string) int {
 	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		fmt.Fprintln(c.stdout, "assay (no build information)")
+		fmt.Fprintf(c.stdout, "%s (no build information)\n", c.progName())
 		return exitOK
 	}
-	fmt.Fprintf(c.stdout, "assay %s\n", info.Main.Version)
+	fmt.Fprintf(c.stdout, "%s %s\n", c.progName(), info.Main.Version)
 	fmt.Fprintf(c.stdout, "module %s\n", info.Main.Path)
 	fmt.Fprintf(c.stdout, "go %s\n", info.GoVersion)
 	for _, s := range info.Settings {

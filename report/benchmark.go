@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/assaykit/assay/assert"
@@ -119,7 +120,7 @@ func NewBenchmarkWriter(w io.Writer, f Format, o Options) (*BenchmarkWriter, err
 		return nil, fmt.Errorf("report: a benchmark cannot be written as %q", f)
 	}
 	bw := &BenchmarkWriter{w: w, f: f, o: o}
-	if f == JUnit || (f == HTML && !o.Summary) {
+	if (f == JUnit || f == HTML) && !o.Summary {
 		spool, err := os.CreateTemp("", "assay-benchmark-*")
 		if err != nil {
 			return nil, fmt.Errorf("report: a benchmark in %s needs a temporary file: %w", f, err)
@@ -155,6 +156,9 @@ func (bw *BenchmarkWriter) Add(r Run) error {
 			bw.err = bw.writeJSONRun(r)
 		}
 	case JUnit:
+		if bw.o.Summary {
+			break
+		}
 		s := taskSuite(r.Name, r.Result)
 		bw.junit.Tests += s.Tests
 		bw.junit.Failures += s.Failures
@@ -214,7 +218,7 @@ func (bw *BenchmarkWriter) Close() (assert.BenchmarkResult, error) {
 	case JSON:
 		err = bw.closeJSON(bm)
 	case JUnit:
-		err = bw.closeJUnit()
+		err = bw.closeJUnit(bm)
 	case HTML:
 		err = bw.closeHTML(bm)
 	}
@@ -244,25 +248,86 @@ func (bw *BenchmarkWriter) closeJSON(bm assert.BenchmarkResult) error {
 	return err
 }
 
-func (bw *BenchmarkWriter) closeJUnit() error {
-	if err := bw.spoolW.Flush(); err != nil {
-		return err
-	}
-	if _, err := bw.spool.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
+func (bw *BenchmarkWriter) closeJUnit(bm assert.BenchmarkResult) error {
+	bs := benchmarkSuite(bm, bw.n, bw.o.Shard)
 	var name strings.Builder
 	_ = xml.EscapeText(&name, []byte("assay eval --runs"))
 	head := fmt.Sprintf("%s<testsuites name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%s\">\n",
-		xml.Header, name.String(), bw.junit.Tests, bw.junit.Failures, bw.junit.Errors, Decimal(bw.seconds))
+		xml.Header, name.String(), bw.junit.Tests+bs.Tests, bw.junit.Failures+bs.Failures, bw.junit.Errors+bs.Errors, Decimal(bw.seconds))
 	if _, err := io.WriteString(bw.w, head); err != nil {
 		return err
 	}
-	if _, err := io.Copy(bw.w, bw.spool); err != nil {
+	if bw.spool != nil {
+		if err := bw.spoolW.Flush(); err != nil {
+			return err
+		}
+		if _, err := bw.spool.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if _, err := io.Copy(bw.w, bw.spool); err != nil {
+			return err
+		}
+	}
+	var b bytes.Buffer
+	enc := xml.NewEncoder(&b)
+	enc.Indent("  ", "  ")
+	if err := enc.EncodeElement(bs, xml.StartElement{Name: xml.Name{Local: "testsuite"}}); err != nil {
 		return err
 	}
-	_, err := io.WriteString(bw.w, "</testsuites>\n")
+	b.WriteString("\n</testsuites>\n")
+	_, err := bw.w.Write(b.Bytes())
 	return err
+}
+
+// benchmarkSuite is the benchmark in JUnit: a testsuite "benchmark" whose
+// properties are the score, the verdict, the verdict counts, the runs and
+// each axis's mean ("axis.NAME"), with a testcase "verdict" that fails
+// unless the verdict is pass (as the exit code does), then a testcase per
+// criterion (named as the text table names it, classname its kind) with
+// its figures as properties and a failure listing the runs it did not
+// pass in.
+func benchmarkSuite(bm assert.BenchmarkResult, n int, shard string) junitSuite {
+	props := []junitProperty{
+		{Name: "score", Value: fmt.Sprint(bm.Score)},
+		{Name: "verdict", Value: string(bm.Verdict)},
+		{Name: "runs", Value: strconv.Itoa(n)},
+		{Name: "verdicts.pass", Value: strconv.Itoa(bm.Verdicts.Pass)},
+		{Name: "verdicts.partial", Value: strconv.Itoa(bm.Verdicts.Partial)},
+		{Name: "verdicts.fail", Value: strconv.Itoa(bm.Verdicts.Fail)},
+	}
+	for _, name := range sortedKeys(bm.Axes) {
+		props = append(props, junitProperty{Name: "axis." + name, Value: fmt.Sprint(bm.Axes[name].Score)})
+	}
+	if shard != "" {
+		props = append(props, junitProperty{Name: "shard", Value: shard})
+	}
+	s := junitSuite{Name: "benchmark", Properties: &junitProperties{Property: props}}
+	verdict := junitCase{Name: "verdict", Classname: "benchmark"}
+	if bm.Verdict != assert.VerdictPass {
+		msg := fmt.Sprintf("benchmark verdict %s: score %.3f over %d %s", bm.Verdict, bm.Score, n, plural(n, "run", "runs"))
+		verdict.Failure = &junitMessage{Message: msg, Type: "verdict", Text: msg}
+	}
+	s.add(verdict, 0)
+	for _, c := range bm.Criteria {
+		tc := junitCase{Name: criterionName(c) + " [" + c.CriterionID + "]", Classname: orDash(c.Kind),
+			Properties: &junitProperties{Property: []junitProperty{
+				{Name: "criterion_id", Value: c.CriterionID},
+				{Name: "kind", Value: c.Kind},
+				{Name: "axis", Value: axisOf(c)},
+				{Name: "runs", Value: strconv.Itoa(c.Runs)},
+				{Name: "pass_rate", Value: fmt.Sprint(c.PassRate)},
+				{Name: "mean_score", Value: fmt.Sprint(c.MeanScore)},
+				{Name: "errors", Value: strconv.Itoa(c.Errors)},
+			}}}
+		if len(c.FailedRuns) > 0 {
+			msg := fmt.Sprintf("passed in %s of %d %s; not passed in %d (%d %s)", Percent(c.PassRate*100), c.Runs,
+				plural(c.Runs, "run", "runs"), len(c.FailedRuns), c.Errors, plural(c.Errors, "error", "errors"))
+			tc.Failure = &junitMessage{Message: msg, Type: "criterion",
+				Text: "not passed in:\n" + strings.Join(c.FailedRuns, "\n")}
+		}
+		s.add(tc, 0)
+	}
+	return s
 }
 
 // discard drops the spool file, if any.
@@ -308,7 +373,8 @@ const maxFailedRunsShown = 5
 
 // WriteBenchmarkText writes the benchmark: its score and verdict, the axes,
 // the verdict counts over n runs, and a table of the criteria (pass rate,
-// mean score, errors, runs; the first runs that failed each).
+// mean score, errors, runs, kind, axis ("-" for none), label and id; the
+// first runs that failed each).
 func WriteBenchmarkText(w io.Writer, bm assert.BenchmarkResult, n int, o Options) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nbenchmark over %d %s: score %.3f  verdict %s\n", n, plural(n, "run", "runs"), bm.Score, verdictText(bm.Verdict, o))
@@ -318,9 +384,16 @@ func WriteBenchmarkText(w io.Writer, bm assert.BenchmarkResult, n int, o Options
 	}
 	fmt.Fprintf(&b, "verdicts: %d pass, %d partial, %d fail\n", bm.Verdicts.Pass, bm.Verdicts.Partial, bm.Verdicts.Fail)
 	if len(bm.Criteria) > 0 {
+		// kind and axis are as wide as their longest value.
+		kinds, axes := make([]string, len(bm.Criteria)), make([]string, len(bm.Criteria))
+		kw, aw := len("kind"), len("axis")
+		for i, c := range bm.Criteria {
+			kinds[i], axes[i] = orDash(Escape(c.Kind)), orDash(Escape(axisOf(c)))
+			kw, aw = max(kw, len(kinds[i])), max(aw, len(axes[i]))
+		}
 		b.WriteString("\ncriteria:\n")
-		fmt.Fprintf(&b, "  %9s  %6s  %6s  %6s  %s\n", "pass rate", "mean", "errors", "runs", "criterion")
-		for _, c := range bm.Criteria {
+		fmt.Fprintf(&b, "  %9s  %6s  %6s  %6s  %-*s  %-*s  %s\n", "pass rate", "mean", "errors", "runs", kw, "kind", aw, "axis", "criterion")
+		for i, c := range bm.Criteria {
 			rate := Percent(c.PassRate * 100)
 			if o.Color {
 				colour := green
@@ -332,7 +405,8 @@ func WriteBenchmarkText(w io.Writer, bm assert.BenchmarkResult, n int, o Options
 				}
 				rate = colour + fmt.Sprintf("%9s", rate) + reset
 			}
-			fmt.Fprintf(&b, "  %9s  %6.3f  %6d  %6d  %s  [%s]", rate, c.MeanScore, c.Errors, c.Runs, Escape(criterionName(c)), Escape(c.CriterionID))
+			fmt.Fprintf(&b, "  %9s  %6.3f  %6d  %6d  %-*s  %-*s  %s  [%s]", rate, c.MeanScore, c.Errors, c.Runs, kw, kinds[i], aw, axes[i],
+				Escape(criterionName(c)), Escape(c.CriterionID))
 			if len(c.FailedRuns) > 0 {
 				shown := c.FailedRuns[:min(len(c.FailedRuns), maxFailedRunsShown)]
 				names := make([]string, len(shown))
@@ -350,6 +424,22 @@ func WriteBenchmarkText(w io.Writer, bm assert.BenchmarkResult, n int, o Options
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// axisOf is c's axis, "" when it names none.
+func axisOf(c assert.BenchmarkCriterion) string {
+	if c.Axis == assert.DefaultAxis {
+		return ""
+	}
+	return c.Axis
+}
+
+// orDash is s, or "-" when s is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func criterionName(c assert.BenchmarkCriterion) string {

@@ -55,9 +55,11 @@ func TestWriteBenchmark(t *testing.T) {
 			"\nbenchmark over 2 runs: score 0.292  verdict partial\n",
 			"  correctness          0.778  (1 run)\n",
 			"verdicts: 0 pass, 1 partial, 1 fail\n",
-			"\ncriteria:\n  pass rate    mean  errors    runs  criterion\n",
-			"       100%   1.000       0       1  approved  [c1]\n",
-			"         0%   0.333       0       1  paid in full  [c2]  not passed in #0\n",
+			// kind and axis as wide as their longest; no axis is "-".
+			"\ncriteria:\n  pass rate    mean  errors    runs  kind                axis         criterion\n",
+			"       100%   1.000       0       1  portal-state-match  correctness  approved  [c1]\n",
+			"         0%   0.333       0       1  portal-state-match  correctness  paid in full  [c2]  not passed in #0\n",
+			"         0%   0.000       1       1  hl7-structural      -            #2  [#2]  not passed in #0\n",
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("text lacks %q:\n%s", want, out)
@@ -72,18 +74,45 @@ func TestWriteBenchmark(t *testing.T) {
 		if err := report.WriteBenchmark(&b, report.JUnit, rs, bm, report.Options{}); err != nil {
 			t.Fatal(err)
 		}
-		var doc struct {
-			Name   string `xml:"name,attr"`
-			Tests  int    `xml:"tests,attr"`
-			Suites []struct {
-				Name string `xml:"name,attr"`
-			} `xml:"testsuite"`
+		doc := readJUnit(t, b.Bytes())
+		// The runs' 3 cases, then the benchmark's: its verdict and one per
+		// criterion.
+		if doc.Name != "assay eval --runs" || doc.Tests != 3+4 || doc.Failures != 1+3 || len(doc.Suites) != 3 || doc.Suites[1].Name != "run-b" {
+			t.Fatalf("%+v", doc)
 		}
-		if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		bs := doc.Suites[2]
+		if bs.Name != "benchmark" || bs.Tests != 4 || bs.Failures != 3 ||
+			bs.prop("score") != "0.2916666666666667" || bs.prop("verdict") != "partial" || bs.prop("runs") != "2" ||
+			bs.prop("verdicts.partial") != "1" || bs.prop("verdicts.fail") != "1" || bs.prop("axis.correctness") != "0.7777777777777778" {
+			t.Errorf("benchmark suite %+v", bs)
+		}
+		want := []junitCase{
+			{Name: "verdict", Classname: "benchmark", Failure: "benchmark verdict partial: score 0.292 over 2 runs", Text: "benchmark verdict partial: score 0.292 over 2 runs"},
+			{Name: "approved [c1]", Classname: "portal-state-match"},
+			{Name: "paid in full [c2]", Classname: "portal-state-match", Failure: "passed in 0% of 1 run; not passed in 1 (0 errors)", Text: "not passed in:\n#0"},
+			{Name: "#2 [#2]", Classname: "hl7-structural", Failure: "passed in 0% of 1 run; not passed in 1 (1 error)", Text: "not passed in:\n#0"},
+		}
+		for i, w := range want {
+			got := bs.Cases[i]
+			if got.Name != w.Name || got.Classname != w.Classname || got.Failure.Message != w.Failure || got.Failure.Text != w.Text {
+				t.Errorf("case %d: got %+v, want %+v", i, got, w)
+			}
+		}
+		if c := bs.Cases[2]; c.prop("criterion_id") != "c2" || c.prop("kind") != "portal-state-match" || c.prop("axis") != "correctness" ||
+			c.prop("pass_rate") != "0" || c.prop("mean_score") != "0.3333333333333333" || c.prop("errors") != "0" || c.prop("runs") != "1" {
+			t.Errorf("criterion properties %+v", c.Properties)
+		}
+		if c := bs.Cases[3]; c.prop("axis") != "" || c.prop("errors") != "1" {
+			t.Errorf("criterion without axis %+v", c.Properties)
+		}
+		// --summary: the benchmark alone.
+		b.Reset()
+		if err := report.WriteBenchmark(&b, report.JUnit, rs, bm, report.Options{Summary: true, Shard: "1/2"}); err != nil {
 			t.Fatal(err)
 		}
-		if doc.Name != "assay eval --runs" || doc.Tests != 3 || len(doc.Suites) != 2 || doc.Suites[1].Name != "run-b" {
-			t.Errorf("%+v", doc)
+		doc = readJUnit(t, b.Bytes())
+		if len(doc.Suites) != 1 || doc.Suites[0].Name != "benchmark" || doc.Tests != 4 || doc.Failures != 3 || doc.Suites[0].prop("shard") != "1/2" {
+			t.Errorf("summary: %+v", doc)
 		}
 	})
 	t.Run("an unknown format", func(t *testing.T) {
@@ -130,4 +159,62 @@ func TestIsTerminal(t *testing.T) {
 	if report.IsTerminal(f) {
 		t.Error("a regular file is a terminal")
 	}
+}
+
+type junitProps struct {
+	Property []struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	} `xml:"property"`
+}
+
+type junitCase struct {
+	Name, Classname, Failure, Text string
+}
+
+type junitCaseDoc struct {
+	Name       string     `xml:"name,attr"`
+	Classname  string     `xml:"classname,attr"`
+	Properties junitProps `xml:"properties"`
+	Failure    struct {
+		Message string `xml:"message,attr"`
+		Text    string `xml:",chardata"`
+	} `xml:"failure"`
+}
+
+func (c junitCaseDoc) prop(name string) string { return c.Properties.get(name) }
+
+type junitSuiteDoc struct {
+	Name       string         `xml:"name,attr"`
+	Tests      int            `xml:"tests,attr"`
+	Failures   int            `xml:"failures,attr"`
+	Properties junitProps     `xml:"properties"`
+	Cases      []junitCaseDoc `xml:"testcase"`
+}
+
+func (s junitSuiteDoc) prop(name string) string { return s.Properties.get(name) }
+
+func (p junitProps) get(name string) string {
+	for _, q := range p.Property {
+		if q.Name == name {
+			return q.Value
+		}
+	}
+	return "?"
+}
+
+type junitDoc struct {
+	Name     string          `xml:"name,attr"`
+	Tests    int             `xml:"tests,attr"`
+	Failures int             `xml:"failures,attr"`
+	Suites   []junitSuiteDoc `xml:"testsuite"`
+}
+
+func readJUnit(t *testing.T, data []byte) junitDoc {
+	t.Helper()
+	var doc junitDoc
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, data)
+	}
+	return doc
 }

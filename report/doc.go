@@ -37,8 +37,18 @@
 //     UTF-8 are written as backslash escapes on one line; printable text,
 //     non-ASCII letters included, is unchanged.
 //   - A benchmark in text ends with a table of the criteria: pass rate,
-//     mean score, errors, runs, label and id, and the first five runs that
-//     did not pass each. HTML names the first twenty.
+//     mean score, errors, runs, kind, axis ("-" for none), label and id,
+//     and the first five runs that did not pass each. HTML names the first
+//     twenty.
+//   - A benchmark in JUnit ends with a testsuite "benchmark": properties
+//     score, verdict, runs, verdicts.pass|partial|fail and axis.NAME (and
+//     shard); a testcase "verdict" that fails unless the verdict is pass,
+//     as the exit code does; then a testcase per criterion, named as the
+//     text table names it and classed by kind, whose properties (as
+//     pytest's record_property writes them) are criterion_id, kind, axis,
+//     runs, pass_rate, mean_score and errors, failing when some run did
+//     not pass it, its text listing every such run. With Summary it is the
+//     only testsuite.
 //   - BenchmarkWriter writes a benchmark as its runs come and keeps only
 //     aggregates; WriteBenchmark is a BenchmarkWriter over a slice.
 package report

@@ -21,6 +21,7 @@ type junitSuite struct {
 	Tests      int              `xml:"tests,attr"`
 	Failures   int              `xml:"failures,attr"`
 	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr,omitempty"`
 	Time       string           `xml:"time,attr"`
 	Properties *junitProperties `xml:"properties,omitempty"`
 	Cases      []junitCase      `xml:"testcase"`
@@ -37,11 +38,15 @@ type junitProperty struct {
 }
 
 type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Error     *junitMessage `xml:"error,omitempty"`
+	Name      string `xml:"name,attr"`
+	Classname string `xml:"classname,attr"`
+	Time      string `xml:"time,attr"`
+	// Properties of one case, as pytest's record_property writes them
+	// (the benchmark's per-criterion figures).
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Failure    *junitMessage    `xml:"failure,omitempty"`
+	Error      *junitMessage    `xml:"error,omitempty"`
+	Skipped    *junitMessage    `xml:"skipped,omitempty"`
 }
 
 type junitMessage struct {
@@ -62,6 +67,9 @@ func (s *junitSuite) add(c junitCase, seconds float64) {
 	}
 	if c.Error != nil {
 		s.Errors++
+	}
+	if c.Skipped != nil {
+		s.Skipped++
 	}
 }
 

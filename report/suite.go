@@ -14,7 +14,9 @@ import (
 // contract), Text (each run with its assertions, the tasks not run, pass
 // rates and thresholds) or JUnit (one testsuite per run, one testcase per
 // assertion, and a "thresholds" testsuite whose violated error-behaviour
-// thresholds are failures).
+// thresholds are failures). A skipped assertion (a verify not run) is
+// "skip" in text and <skipped> in JUnit; a run that judged nothing is
+// "SKIP" in text.
 func WriteSuite(w io.Writer, f Format, r *clitask.Report, o Options) error {
 	switch f {
 	case JSON:
@@ -74,12 +76,20 @@ func WriteSuiteRunText(w io.Writer, name string, run clitask.RunResult, o Option
 	if !run.Passed {
 		st = assert.StatusFailed
 	}
-	fmt.Fprintf(&b, "%s %s\n", mark(st, o), Escape(name))
+	m := mark(st, o)
+	if run.Skipped {
+		m = skipMark(o)
+	}
+	fmt.Fprintf(&b, "%s %s\n", m, Escape(name))
 	if run.Error != "" {
 		fmt.Fprintf(&b, "      %-6s attempt: %s\n", assert.StatusError, Escape(run.Error))
 	}
 	for _, a := range run.Assertions {
-		fmt.Fprintf(&b, "      %-6s %s: %s\n", a.Status, Escape(a.Kind), Escape(a.Details))
+		status := string(a.Status)
+		if a.Skipped {
+			status = "skip"
+		}
+		fmt.Fprintf(&b, "      %-6s %s: %s\n", status, Escape(a.Kind), Escape(a.Details))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -89,13 +99,24 @@ func WriteSuiteRunText(w io.Writer, name string, run clitask.RunResult, o Option
 // thresholds.
 func WriteSuiteSummaryText(w io.Writer, r *clitask.Report, o Options) error {
 	var b strings.Builder
-	passed := 0
+	passed, skipped := 0, 0
 	for _, run := range r.Runs {
-		if run.Passed {
+		switch {
+		case run.Passed:
 			passed++
+		case run.Skipped:
+			skipped++
 		}
 	}
-	fmt.Fprintf(&b, "\n%d passed, %d failed\n", passed, len(r.Runs)-passed)
+	fmt.Fprintf(&b, "\n%d passed, %d failed", passed, len(r.Runs)-passed-skipped)
+	if skipped > 0 {
+		fmt.Fprintf(&b, ", %d not judged (every assertion skipped)", skipped)
+	}
+	b.WriteString("\n")
+	if n := r.SkippedAssertions(); n > 0 {
+		fmt.Fprintf(&b, "%d verify %s not run (verify commands skipped): each run is judged on its other assertions\n",
+			n, plural(n, "assertion", "assertions"))
+	}
 	if len(r.NotRun) > 0 {
 		fmt.Fprintf(&b, "\nnot run: %s\n", Escape(strings.Join(r.NotRun, ", ")))
 	}
@@ -156,6 +177,9 @@ func suiteSuites(r *clitask.Report) []junitSuite {
 			}
 		}
 		props = append(props, junitProperty{Name: "passed", Value: strconv.FormatBool(run.Passed)})
+		if run.Skipped {
+			props = append(props, junitProperty{Name: "skipped", Value: "true"})
+		}
 		s := junitSuite{Name: name, Properties: &junitProperties{Property: props}}
 		if run.Error != "" {
 			s.add(junitCase{Name: "attempt", Classname: "clitask." + run.TaskID,
@@ -168,6 +192,9 @@ func suiteSuites(r *clitask.Report) []junitSuite {
 				tc.Failure = &junitMessage{Message: a.Details, Type: "failed", Text: a.Details}
 			case assert.StatusError:
 				tc.Error = &junitMessage{Message: a.Details, Type: "error", Text: a.Details}
+			}
+			if a.Skipped {
+				tc.Error, tc.Skipped = nil, &junitMessage{Message: a.Details}
 			}
 			s.add(tc, 0)
 		}

@@ -225,3 +225,63 @@ func TestWriteRunReport(t *testing.T) {
 		}
 	}
 }
+
+// A verify skipped (check --no-verify) is "skip" in text and <skipped> in
+// JUnit, not an error; the summary counts it, and a run whose every
+// assertion was skipped is "SKIP", neither passed nor failed. In JSON both
+// carry "skipped": true.
+func TestWriteSuiteSkippedVerify(t *testing.T) {
+	skipped := clitask.AssertionResult{Kind: "verify", Status: assert.StatusError, Skipped: true,
+		Details: `Verify "cat x" was not run: verify commands are skipped.`}
+	r := &clitask.Report{
+		Runs: []clitask.RunResult{
+			{TaskID: "add", Model: "m", Passed: true, Assertions: []clitask.AssertionResult{
+				{Kind: "exit_code", Status: assert.StatusPassed, Passed: true, Details: "Exited 0."}, skipped}},
+			{TaskID: "check", Model: "m", Skipped: true, Assertions: []clitask.AssertionResult{skipped}},
+		},
+		NotRun: []string{}, PassRates: map[string]clitask.PassRate{"m": {Passed: 1, Total: 1, Rate: 100}},
+	}
+	var b bytes.Buffer
+	if err := report.WriteSuite(&b, report.Text, r, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"PASS  add [m] #1\n      passed exit_code: Exited 0.\n      skip   verify: Verify \"cat x\" was not run: verify commands are skipped.\n",
+		"SKIP  check [m] #1\n      skip   verify:",
+		"\n1 passed, 0 failed, 1 not judged (every assertion skipped)\n2 verify assertions not run (verify commands skipped): each run is judged on its other assertions\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := report.WriteSuite(&b, report.JSON, r, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(b.String(), `"skipped": true`) != 3 {
+		t.Errorf("JSON:\n%s", b.String())
+	}
+	b.Reset()
+	if err := report.WriteSuite(&b, report.JUnit, r, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Errors int `xml:"errors,attr"`
+		Suites []struct {
+			Skipped int `xml:"skipped,attr"`
+			Errors  int `xml:"errors,attr"`
+			Cases   []struct {
+				Skipped *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Errors != 0 || len(doc.Suites) != 2 || doc.Suites[0].Skipped != 1 || doc.Suites[0].Errors != 0 ||
+		doc.Suites[0].Cases[1].Skipped == nil || doc.Suites[0].Cases[1].Skipped.Message != skipped.Details {
+		t.Errorf("JUnit %+v:\n%s", doc, b.String())
+	}
+}

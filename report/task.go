@@ -50,6 +50,14 @@ func mark(s assert.Status, o Options) string {
 	return word
 }
 
+// skipMark marks a run that judged nothing (its assertions skipped).
+func skipMark(o Options) string {
+	if o.Color {
+		return yellow + "SKIP " + reset
+	}
+	return "SKIP "
+}
+
 func verdictText(v assert.Verdict, o Options) string {
 	if !o.Color {
 		return string(v)
