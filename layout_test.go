@@ -51,9 +51,9 @@ func allowedImports(pkg string) (allowed func(string) bool, constrained bool) {
 		return func(dep string) bool { return dep == "assert" || internal(dep) }, true
 	case pkg == "client/clienttest":
 		// The fake API for users' tests validates every built-in kind, so
-		// it registers them all, as sandbox does; nothing imports it but
-		// tests.
-		return func(dep string) bool { return top(dep) != "serve" && top(dep) != "sandbox" && top(dep) != "command" }, true
+		// it registers them all by importing sandbox, which imports every
+		// domain; nothing imports it but tests.
+		return func(dep string) bool { return top(dep) != "serve" && top(dep) != "command" }, true
 	case t == "client":
 		return func(dep string) bool { return dep == "assert" || dep == "spec" || dep == "client" || internal(dep) }, true
 	case t == "payer":
@@ -74,10 +74,13 @@ func allowedImports(pkg string) (allowed func(string) bool, constrained bool) {
 // TestLayering parses every non-test Go file of the module and checks its
 // imports against the layout. Domains are found, not listed: each must
 // import assert, as a package that implements kinds does, so that a
-// top-level package that is no domain is noticed and given its role here.
+// top-level package that is no domain is noticed and given its role here;
+// and sandbox must import each, so that every program that imports sandbox
+// has every built-in kind.
 func TestLayering(t *testing.T) {
 	checked := 0
 	importsAssert := map[string]bool{} // domain -> some file of it imports assert
+	loaded := map[string]bool{}        // packages the files of sandbox import
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -93,12 +96,19 @@ func TestLayering(t *testing.T) {
 		}
 		pkg := filepath.ToSlash(filepath.Dir(path))
 		allowed, constrained := allowedImports(pkg)
-		if !constrained {
+		if !constrained && pkg != "sandbox" {
 			return nil
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
+		}
+		if pkg == "sandbox" {
+			for _, imp := range f.Imports {
+				dep, _ := strconv.Unquote(imp.Path.Value)
+				loaded[strings.TrimPrefix(dep, module+"/")] = true
+			}
+			return nil
 		}
 		checked++
 		domain := !slices.Contains(core, top(pkg))
@@ -130,6 +140,10 @@ func TestLayering(t *testing.T) {
 	for d, ok := range importsAssert {
 		if !ok {
 			t.Errorf("top-level package %s is taken for a domain, but imports no assert: give it its role in layout_test.go", d)
+		}
+		if !loaded[d] {
+			t.Errorf("domain %s is imported by no file of sandbox: sandbox/%s.go registers the loader of its snapshot folder, "+
+				"which registers its kinds wherever sandbox is imported (assay, client/clienttest)", d, d)
 		}
 		domains = append(domains, d)
 	}
@@ -165,6 +179,7 @@ func TestLayeringRule(t *testing.T) {
 		{"check", "assert", true},
 		{"client/clienttest", "client", true},
 		{"client/clienttest", "fhir", true},
+		{"client/clienttest", "sandbox", true},
 		{"client/clienttest", "serve", false},
 		{"client", "fhir", false},
 	}

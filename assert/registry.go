@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,6 +80,7 @@ type entry struct {
 	schema  []byte
 	lenient bool
 	decode  DecodeFunc
+	keys    []string // Reports
 
 	once      sync.Once
 	validator *Validator
@@ -139,8 +141,8 @@ func DefaultRegistry() *Registry { return defaultRegistry }
 // decode it, so this never reaches a user). Schemas are compiled by
 // github.com/santhosh-tekuri/jsonschema/v5 as draft 2020-12, with
 // references inside the schema document only (see Validator). Options
-// tell the registry what its messages need to know about the kind (From,
-// Reads).
+// tell the registry what its messages and the published schema of results
+// need to know about the kind (From, Reads, Reports).
 func (r *Registry) Register(kind string, schema []byte, decode DecodeFunc, opts ...KindOption) {
 	if kind == "" {
 		panic("assert: Register with an empty kind")
@@ -166,12 +168,13 @@ func (r *Registry) Register(kind string, schema []byte, decode DecodeFunc, opts 
 	if about.source != nil {
 		evidence.Store(about.source, about.evidence)
 	}
-	r.kinds[kind] = &entry{kind: kind, schema: bytes.Clone(schema), lenient: r.lenient, decode: decode}
+	r.kinds[kind] = &entry{kind: kind, schema: bytes.Clone(schema), lenient: r.lenient, decode: decode, keys: about.keys}
 }
 
-// A KindOption tells every registry what its messages need to know about
-// a kind, when the kind is registered: where it comes from and what
-// evidence it reads. The messages of a kind registered without them name
+// A KindOption tells registries what they need to know about a kind, when
+// the kind is registered: where it comes from and what evidence it reads
+// (for every registry's messages), and what its evidence holds (for the
+// registry it is registered in). The messages of a kind registered without them name
 // what the registry and the Env know, its kind and its source's Go type.
 type KindOption func(*kindAbout)
 
@@ -180,6 +183,7 @@ type kindAbout struct {
 	pkg      string
 	source   reflect.Type
 	evidence Evidence
+	keys     []string
 }
 
 // kindPackages maps a kind to the import path of the package that
@@ -221,6 +225,28 @@ func Reads[S any](e Evidence) KindOption {
 		e.Attach = "assert.Attach[" + t.String() + "]"
 	}
 	return func(a *kindAbout) { a.source, a.evidence = t, e }
+}
+
+// Reports names the members the evidence of the kind's checks always holds
+// when a check ran (Result.Evidence, as JSON; a check that could not run
+// has none), such as "matched", "field_results" and "candidates": the
+// schema of results published for programs in other languages (assay
+// schema result) requires them. Members a check writes only sometimes are
+// left out.
+func Reports(keys ...string) KindOption {
+	keys = slices.Clone(keys)
+	return func(a *kindAbout) { a.keys = keys }
+}
+
+// EvidenceKeys returns the members the evidence of kind always holds, as
+// its registration said (Reports), or nil when it said nothing or kind is
+// not registered.
+func (r *Registry) EvidenceKeys(kind string) []string {
+	e, ok := r.lookup(kind)
+	if !ok {
+		return nil
+	}
+	return slices.Clone(e.keys)
 }
 
 // Kinds returns the registered kinds, sorted.

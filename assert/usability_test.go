@@ -3,6 +3,7 @@ package assert_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,6 +24,36 @@ func TestUnregisteredKindNamesItsPackage(t *testing.T) {
 	_, err = assert.NewRegistry().Decode([]byte(`{"assert": "made-up"}`))
 	if err == nil || !strings.Contains(err.Error(), `unknown kind "made-up"`) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// The members a kind reports (Reports) are kept by the registry it is
+// registered in, as given, and by no other.
+func TestEvidenceKeys(t *testing.T) {
+	none := func(assert.Spec) (assert.Assertion, error) { return nil, nil }
+	keys := []string{"matched", "rows"}
+	r := assert.NewRegistry()
+	r.Register("rows-kind", []byte(`{}`), none, assert.Reports(keys...))
+	r.Register("silent-kind", []byte(`{}`), none)
+	keys[0] = "changed"
+	got := r.EvidenceKeys("rows-kind")
+	if !slices.Equal(got, []string{"matched", "rows"}) {
+		t.Fatalf("EvidenceKeys = %v", got)
+	}
+	got[0] = "changed"
+	for _, tt := range []struct {
+		r    *assert.Registry
+		kind string
+		want []string
+	}{
+		{r, "rows-kind", []string{"matched", "rows"}},
+		{r, "silent-kind", nil},
+		{r, "made-up", nil},
+		{assert.NewRegistry(), "rows-kind", nil},
+	} {
+		if got := tt.r.EvidenceKeys(tt.kind); !slices.Equal(got, tt.want) {
+			t.Errorf("EvidenceKeys(%q) = %v, want %v", tt.kind, got, tt.want)
+		}
 	}
 }
 

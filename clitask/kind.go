@@ -137,8 +137,23 @@ func Register(r *assert.Registry) {
 	for i := range kinds {
 		k := &kinds[i]
 		r.Register(k.kind, kindSchema(k.kind, k.value), k.decode, assert.From("github.com/assaykit/assay/clitask"),
-			assert.Reads[Source](assert.Evidence{Name: "clitask", Folder: "cli", Attach: "clitask.Attach"}))
+			assert.Reads[Source](assert.Evidence{Name: "clitask", Folder: "cli", Attach: "clitask.Attach"}),
+			assert.Reports(evidenceKeys(k.kind)...))
 	}
+}
+
+// evidenceKeys are the members the evidence of kind always holds (the
+// fields of its evidence type that are never omitted).
+func evidenceKeys(kind string) []string {
+	switch kind {
+	case KindFileExists, KindFileContains:
+		return []string{"path", "resolved", "exists", "is_dir"} // FileEvidence
+	case KindRan, KindNotRan, KindRunCount:
+		return []string{"pattern", "mode", "commands", "matches"} // PatternEvidence
+	case KindVerify:
+		return []string{"run", "exit_code", "stdout", "stderr", "duration_ms"} // VerifyEvidence
+	}
+	return []string{"commands", "command", "expected", "actual"} // LastEvidence
 }
 
 func init() { Register(assert.DefaultRegistry()) }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -239,4 +241,39 @@ func TestVerifyTimeoutKillsProcessGroup(t *testing.T) {
 		t.Fatalf("the hanging verify took %s to stop", d)
 	}
 	assertDead(t, filepath.Join(dir, "bg.pid"))
+}
+
+// Each kind says it always reports the members of its evidence type that
+// are never omitted (assert.Reports), so that the result schema requires
+// exactly what a check writes.
+func TestEvidenceKeys(t *testing.T) {
+	tests := []struct {
+		kinds    []string
+		evidence any
+	}{
+		{[]string{clitask.KindExitCode, clitask.KindOutputContains, clitask.KindOutputEquals, clitask.KindErrorContains}, clitask.LastEvidence{}},
+		{[]string{clitask.KindFileExists, clitask.KindFileContains}, clitask.FileEvidence{}},
+		{[]string{clitask.KindRan, clitask.KindNotRan, clitask.KindRunCount}, clitask.PatternEvidence{}},
+		{[]string{clitask.KindVerify}, clitask.VerifyEvidence{}},
+	}
+	seen := 0
+	for _, tt := range tests {
+		var want []string
+		ty := reflect.TypeOf(tt.evidence)
+		for i := range ty.NumField() {
+			name, opts, _ := strings.Cut(ty.Field(i).Tag.Get("json"), ",")
+			if name != "" && name != "-" && !strings.Contains(opts, "omitempty") {
+				want = append(want, name)
+			}
+		}
+		for _, kind := range tt.kinds {
+			seen++
+			if got := assert.DefaultRegistry().EvidenceKeys(kind); !slices.Equal(got, want) {
+				t.Errorf("%s reports %v, want %v (the fields of %s)", kind, got, want, ty.Name())
+			}
+		}
+	}
+	if seen != len(clitask.Kinds()) {
+		t.Errorf("the test covers %d kinds, the package has %d", seen, len(clitask.Kinds()))
+	}
 }

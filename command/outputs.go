@@ -2,34 +2,13 @@ package command
 
 import (
 	"encoding/json"
-	"sort"
+
+	"github.com/assaykit/assay/assert"
 )
 
 // The schemas of what the command writes, for programs in other languages
 // (assay schema result|benchmark|check|trace|records|events). They are
 // tested against real outputs (outputs_test.go).
-
-// evidenceKeys is, for each built-in kind, the keys its evidence always
-// holds when the check ran (an invalid spec or a check that could not run
-// has evidence null), and the key of its per-field results.
-var evidenceKeys = map[string][]string{
-	"fhir-resource-state": {"matched", "field_results", "candidates"},
-	"hl7-structural":      {"matched", "field_results", "candidates"},
-	"x12-response":        {"matched", "field_results", "candidates"},
-	"sftp-file-present":   {"matched", "field_results", "candidates", "matched_paths"},
-	"portal-state-match":  {"matched", "assertion_results", "candidates"},
-	"voice-transcript":    {"phrase_results"},
-	"exit_code":           {"commands", "command", "expected", "actual"},
-	"output_contains":     {"commands", "command", "expected", "actual"},
-	"output_equals":       {"commands", "command", "expected", "actual"},
-	"error_contains":      {"commands", "command", "expected", "actual"},
-	"ran":                 {"pattern", "mode", "commands", "matches"},
-	"not_ran":             {"pattern", "mode", "commands", "matches"},
-	"run_count":           {"pattern", "mode", "commands", "matches"},
-	"file_exists":         {"path", "resolved", "exists"},
-	"file_contains":       {"path", "resolved", "exists"},
-	"verify":              {"run", "exit_code", "stdout", "stderr"},
-}
 
 const fieldResultSchema = `{
   "type": "object",
@@ -142,16 +121,15 @@ const benchmarkSchema = `{
 }`
 
 // outputSchemas are the schemas assay schema prints for outputs, by name.
-func outputSchemas() map[string]json.RawMessage {
+// The result's evidence is described for every kind of r that says which
+// members its evidence always holds (assert.Reports).
+func outputSchemas(r *assert.Registry) map[string]json.RawMessage {
 	verdict := map[string]any{"enum": []string{"pass", "partial", "fail"}}
 	var allOf []any
-	kinds := make([]string, 0, len(evidenceKeys))
-	for k := range evidenceKeys {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
-		allOf = append(allOf, evidenceSchema(k, evidenceKeys[k]))
+	for _, k := range r.Kinds() {
+		if keys := r.EvidenceKeys(k); len(keys) > 0 {
+			allOf = append(allOf, evidenceSchema(k, keys))
+		}
 	}
 	var criterion map[string]any
 	mustUnmarshal(criterionResultSchema, &criterion)

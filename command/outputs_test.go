@@ -2,6 +2,7 @@ package command
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -67,14 +68,9 @@ func TestOutputSchemas(t *testing.T) {
 		if s.Validate(doc) == nil {
 			t.Error("a voice-transcript evidence without phrase_results passes")
 		}
-		for kind := range evidenceKeys {
-			if _, ok := assertKinds()[kind]; !ok {
-				t.Errorf("evidenceKeys names %q, which is no kind", kind)
-			}
-		}
-		for kind := range assertKinds() {
-			if _, ok := evidenceKeys[kind]; !ok {
-				t.Errorf("the result schema lacks the evidence of %s", kind)
+		for _, kind := range assert.Kinds() {
+			if len(assert.DefaultRegistry().EvidenceKeys(kind)) == 0 {
+				t.Errorf("the result schema lacks the evidence of %s: its Register passes no assert.Reports", kind)
 			}
 		}
 	})
@@ -173,12 +169,49 @@ func TestOutputSchemas(t *testing.T) {
 	})
 }
 
-func assertKinds() map[string]bool {
-	out := map[string]bool{}
-	for _, k := range assert.Kinds() {
-		out[k] = true
+// A kind the command was never told of, registered with the evidence it
+// reports, is described by the result schema: nothing in the command lists
+// kinds.
+func TestResultSchemaFollowsRegistry(t *testing.T) {
+	r := assert.NewRegistry()
+	assert.RegisterType[rowsCount](r, "rows-count", []byte(`{"type": "object", "required": ["assert"]}`),
+		assert.Reports("rows", "field_results"))
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), []string{"schema", "result"}, Config{Stdout: &out, Stderr: &errb, Registry: r}); code != 0 {
+		t.Fatalf("schema result: code %d %s", code, errb.String())
 	}
-	return out
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("result.json", &out); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("result.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	result := func(kind, evidence string) string {
+		return `{"score": 1, "verdict": "pass", "axes": {}, "counts": {"passed": 1, "failed": 0, "error": 0, "skipped": 0},
+		  "criteria": [{"label": "l", "criterion_id": "c", "status": "passed", "passed": true, "score": 1, "details": "d",
+		    "evidence": ` + evidence + `, "started_at": "2024-01-01T00:00:00Z", "completed_at": "2024-01-01T00:00:01Z",
+		    "kind": "` + kind + `", "axis": null, "weight": 1}]}`
+	}
+	for _, tt := range []struct {
+		kind, evidence string
+		valid          bool
+	}{
+		{"rows-count", `{"rows": 3, "field_results": []}`, true},
+		{"rows-count", `null`, true}, // the check did not run
+		{"rows-count", `{"count": 3, "field_results": []}`, false},
+		{"rows-count", `{"rows": 3, "field_results": [{"passed": true}]}`, false}, // a field result's shape is check's
+		{"portal-state-match", `{}`, true},                                        // not in this registry
+	} {
+		var doc any
+		if err := json.Unmarshal([]byte(result(tt.kind, tt.evidence)), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(doc); (err == nil) != tt.valid {
+			t.Errorf("%s with evidence %s: valid %v, want %v (%v)", tt.kind, tt.evidence, err == nil, tt.valid, err)
+		}
+	}
 }
 
 // Every event a full sandbox run emits follows assay schema events: the
@@ -249,3 +282,8 @@ func sortedSet(m map[string]bool) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// rowsCount is a kind of TestResultSchemaFollowsRegistry's own.
+type rowsCount struct{}
+
+func (rowsCount) Check(context.Context, *assert.Env) assert.Result { return assert.Pass("ok", nil) }

@@ -27,7 +27,7 @@ func (c *cli) documentSchemas() map[string]json.RawMessage {
 	for name, s := range extraSchemas {
 		out[name] = s()
 	}
-	for name, s := range outputSchemas() {
+	for name, s := range outputSchemas(c.registry) {
 		out[name] = s
 	}
 	return out

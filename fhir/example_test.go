@@ -30,7 +30,18 @@ func Example() {
 	    "participant": [{"actor": {"reference": "Patient/p1"}, "status": "accepted"}]}}]}`)))
 	res := assert.Run(context.Background(), a, env)
 	fmt.Println(res.Status, res.Details)
-	// Output: passed Appointment/a2 matched; 1 of 1 fields passed.
+	// No appointment of the patient is cancelled.
+	a, err = assert.Decode([]byte(`{"assert": "fhir-resource-state", "resource_type": "Appointment",
+	  "search": {"patient": "Patient/p1"}, "fields": [{"path": "status", "expected": "cancelled"}]}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res = assert.Run(context.Background(), a, env)
+	fmt.Println(res.Status, res.Details)
+	// Output:
+	// passed Appointment/a2 matched; 1 of 1 fields passed.
+	// failed None of 2 resources satisfied every field; best was Appointment/a1 with 0 of 1 fields passed (status: expected "cancelled", got "proposed").
 }
 
 // A Store served over HTTP is a FHIR server for tests and sandboxes; the

@@ -43,7 +43,8 @@ const schema = `{
 // it reads (the fhir/ folder of a snapshot).
 func Register(r *assert.Registry) {
 	r.Register(Kind, []byte(schema), decode, assert.From("github.com/assaykit/assay/fhir"),
-		assert.Reads[Source](assert.Evidence{Name: "fhir", Folder: "fhir", Attach: "fhir.Attach"}))
+		assert.Reads[Source](assert.Evidence{Name: "fhir", Folder: "fhir", Attach: "fhir.Attach"}),
+		assert.Reports("matched", "field_results", "candidates", "search", "version"))
 }
 
 func init() { Register(assert.DefaultRegistry()) }

@@ -87,9 +87,19 @@ func ExampleMemorySource() {
 	ev, _ := json.Marshal(res.Evidence)
 	fmt.Println(res.Status, res.Score, res.Details)
 	fmt.Println(string(ev))
+	// A procedure the order does not hold fails.
+	a, err = assert.Decode([]byte(`{"assert": "hl7-structural",
+		"correlate_by": {"message_type": "ORM"}, "fields": [{"path": "OBR.4.1", "expected": "73721"}]}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res = a.Check(context.Background(), env)
+	fmt.Println(res.Status, res.Score, res.Details)
 	// Output:
 	// passed 1 message PA-0001 matched; 2 of 2 fields passed.
 	// {"matched":"PA-0001","field_results":[{"path":"OBR.4.1","expected":"72148","actual":"72148","passed":true},{"path":"PID.3[*].1","expected":"W123456789","actual":["MRN-1","W123456789"],"passed":true}],"candidates":1,"message_index":0,"captured":1}
+	// failed 0 message PA-0001 matched but only 0 of 1 fields passed (OBR.4.1: expected "73721", got "72148").
 }
 
 // Capturing what an agent sends over MLLP: the listener ACKs each message

@@ -35,7 +35,8 @@ const schema = `{
 // it reads (the hl7/ folder of a snapshot).
 func Register(r *assert.Registry) {
 	r.Register(Kind, []byte(schema), decode, assert.From("github.com/assaykit/assay/hl7"),
-		assert.Reads[Source](assert.Evidence{Name: "hl7", Folder: "hl7", Attach: "hl7.Attach"}))
+		assert.Reads[Source](assert.Evidence{Name: "hl7", Folder: "hl7", Attach: "hl7.Attach"}),
+		assert.Reports("matched", "field_results", "candidates", "message_index", "captured"))
 }
 
 func init() { Register(assert.DefaultRegistry()) }

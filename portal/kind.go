@@ -42,7 +42,8 @@ const schema = `{
 // it reads (the portal/ folder of a snapshot).
 func Register(r *assert.Registry) {
 	r.Register(Kind, []byte(schema), decode, assert.From("github.com/assaykit/assay/portal"),
-		assert.Reads[Source](assert.Evidence{Name: "portal", Folder: "portal", Attach: "portal.Attach"}))
+		assert.Reads[Source](assert.Evidence{Name: "portal", Folder: "portal", Attach: "portal.Attach"}),
+		assert.Reports("matched", "assertion_results", "candidates"))
 }
 
 func init() { Register(assert.DefaultRegistry()) }

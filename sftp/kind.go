@@ -57,7 +57,8 @@ const schema = `{
 // it reads (the sftp/ folder of a snapshot).
 func Register(r *assert.Registry) {
 	r.Register(Kind, []byte(schema), decode, assert.From("github.com/assaykit/assay/sftp"),
-		assert.Reads[Source](assert.Evidence{Name: "sftp", Folder: "sftp", Attach: "sftp.Attach"}))
+		assert.Reads[Source](assert.Evidence{Name: "sftp", Folder: "sftp", Attach: "sftp.Attach"}),
+		assert.Reports("matched", "field_results", "candidates", "matched_paths", "excluded"))
 }
 
 func init() { Register(assert.DefaultRegistry()) }

@@ -35,7 +35,8 @@ const schema = `{
 // it reads (the voice/ folder of a snapshot).
 func Register(r *assert.Registry) {
 	r.Register(Kind, []byte(schema), decode, assert.From("github.com/assaykit/assay/voice"),
-		assert.Reads[Source](assert.Evidence{Name: "voice", Folder: "voice", Attach: "voice.Attach"}))
+		assert.Reads[Source](assert.Evidence{Name: "voice", Folder: "voice", Attach: "voice.Attach"}),
+		assert.Reports("phrase_results", "speaker", "turns"))
 }
 
 func init() { Register(assert.DefaultRegistry()) }

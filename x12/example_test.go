@@ -86,6 +86,16 @@ func Example_response() {
 	}
 	res := a.Check(context.Background(), env)
 	fmt.Println(res.Status, res.Details)
+	// An authorization number the response does not hold fails.
+	a, err = assert.Decode([]byte(`{"assert": "x12-response", "transaction": "278",
+	  "fields": [{"path": "2000F/HCR02", "expected": "AUTH00000"}]}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res = a.Check(context.Background(), env)
+	fmt.Println(res.Status, res.Details)
 	// Output:
 	// passed the 278 response "1001" (record auth) matched; 2 of 2 fields passed.
+	// failed the 278 response "1001" (record auth) matched but only 0 of 1 fields passed (2000F/HCR02: expected "AUTH00000", got "AUTH88231").
 }

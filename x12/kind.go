@@ -35,7 +35,8 @@ const schema = `{
 // reads (the x12/ folder of a snapshot).
 func Register(r *assert.Registry) {
 	r.Register(Kind, []byte(schema), decode, assert.From("github.com/assaykit/assay/x12"),
-		assert.Reads[Source](assert.Evidence{Name: "x12", Folder: "x12", Attach: "x12.Attach"}))
+		assert.Reads[Source](assert.Evidence{Name: "x12", Folder: "x12", Attach: "x12.Attach"}),
+		assert.Reports("matched", "field_results", "candidates"))
 }
 
 func init() { Register(assert.DefaultRegistry()) }

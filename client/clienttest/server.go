@@ -57,7 +57,7 @@ func WithClock(now func() time.Time) Option { return func(a *api) { a.now = now 
 // "/assertion/..."), as an API that validates assertions would. Without it
 // the server only checks that the assertion is a JSON object. Importing
 // clienttest registers every built-in kind in assert.DefaultRegistry(), so
-// WithRegistry(assert.DefaultRegistry()) validates all sixteen.
+// WithRegistry(assert.DefaultRegistry()) validates all of them.
 func WithRegistry(r *assert.Registry) Option { return func(a *api) { a.registry = r } }
 
 // WithTopLevelNextCursor makes lists carry the next page's cursor in a
