@@ -44,7 +44,11 @@ type RunResult struct {
 	// Error says how the attempt broke down: the agent's error, for runs a
 	// Runner made (redacted as the trace is), or the "error" a recorded
 	// run carries. The run counts as failed.
-	Error      string            `json:"error,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Stopped says how a Runner's run was cut short, to be judged on what
+	// it did: StoppedTimeout or StoppedMaxTurns; "" when the agent
+	// finished (or broke down: see Error).
+	Stopped    string            `json:"stopped,omitempty"`
 	Assertions []AssertionResult `json:"assertions"`
 	// Err is the agent's error, for runs a Runner made, or Error as an
 	// error for recorded runs that carry one.

@@ -134,6 +134,12 @@
 //     has reached the server). Run names are "task [model, help mode]
 //     #N", or with --out the RUN name, which is the folder's. The text
 //     summary adds pass rates by help mode and usage per model.
+//   - A run cut short, by --timeout or by max_turns, is judged on what it
+//     did and says so: "stopped": "timeout" or "max_turns" on the run in
+//     JSON (beside "passed"; absent when the model finished or the attempt
+//     broke down, which "error" says), a "stop" line under the run in
+//     text, a "stopped" property in JUnit. The conversation's "stop" says
+//     the same for every run.
 //   - Ctrl-C prints the report of the runs that finished, says
 //     "interrupted" and exits 1, as check does; a setup that fails is bad
 //     input (exit 2), since a broken environment says nothing of a model.
