@@ -26,7 +26,7 @@ type AssertionResult struct {
 }
 
 // RunResult is the result of one run of a task. Its JSON keys are those of
-// assay check's output; run, help_mode and error appear when set.
+// assay check's output; run, help_mode, error and stopped appear when set.
 type RunResult struct {
 	// Run names the run: for a Runner with Workdirs, the name of its
 	// working directory there (see RunName); for a recorded run, the "run"

@@ -140,6 +140,11 @@
 //     broke down, which "error" says), a "stop" line under the run in
 //     text, a "stopped" property in JUnit. The conversation's "stop" says
 //     the same for every run.
+//   - assay schema check describes assay run's JSON as well (run,
+//     help_mode, error and stopped on runs; by_help_mode and usage beside
+//     pass_rates), and every object in it is closed (additionalProperties
+//     false), so that a key the schema does not describe is a defect a
+//     test catches, not a silent extension.
 //   - Ctrl-C prints the report of the runs that finished, says
 //     "interrupted" and exits 1, as check does; a setup that fails is bad
 //     input (exit 2), since a broken environment says nothing of a model.
