@@ -192,8 +192,9 @@
 // and reported, and RunResult.Error holds the message); a setup that fails
 // stops the runner with a *SetupError, since a broken environment says
 // nothing about a model. RunTimeout bounds each attempt: its context ends
-// with ErrRunTimeout as the cause, and the run is judged on what it did.
-// The agent reports its model calls in Attempt.Usage; the runner adds the
+// with ErrRunTimeout as the cause, and the run is judged on what it did,
+// its RunResult.Stopped StoppedTimeout (an agent that stops at its own turn
+// limit sets Attempt.Stopped to StoppedMaxTurns). The agent reports its model calls in Attempt.Usage; the runner adds the
 // attempt's wall time, and the report totals them per model (Usage), and
 // pass rates per help mode (ByHelpMode). Each fresh working directory is
 // removed after its run unless KeepWorkdirs; the traces and errors in the

@@ -31,7 +31,7 @@ type AssertionResult struct {
 }
 
 // RunResult is the result of one run of a task. Its JSON keys are those of
-// assay check's output; run, help_mode and error appear when set.
+// assay check's output; run, help_mode, error and stopped appear when set.
 type RunResult struct {
 	// Run names the run: for a Runner with Workdirs, the name of its
 	// working directory there (see RunName); for a recorded run, the "run"
@@ -55,7 +55,11 @@ type RunResult struct {
 	// Error says how the attempt broke down: the agent's error, for runs a
 	// Runner made (redacted as the trace is), or the "error" a recorded
 	// run carries. The run counts as failed.
-	Error      string            `json:"error,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Stopped says how a Runner's run was cut short, to be judged on what
+	// it did: StoppedTimeout or StoppedMaxTurns; "" when the agent
+	// finished (or broke down: see Error).
+	Stopped    string            `json:"stopped,omitempty"`
 	Assertions []AssertionResult `json:"assertions"`
 	// Err is the agent's error, for runs a Runner made, or Error as an
 	// error for recorded runs that carry one.

@@ -43,6 +43,16 @@ const (
 // run is judged on what it did.
 var ErrRunTimeout = errors.New("the run reached its timeout")
 
+// How a run was cut short (RunResult.Stopped): the agent did not finish,
+// and the run is judged on what it did.
+const (
+	// StoppedTimeout: the attempt reached Runner.RunTimeout.
+	StoppedTimeout = "timeout"
+	// StoppedMaxTurns: the agent made the model calls the task's max_turns
+	// (or its own limit) allows, and the model was not done.
+	StoppedMaxTurns = "max_turns"
+)
+
 // Attempt is one run of a task handed to an Agent.
 type Attempt struct {
 	Suite *Suite
@@ -63,6 +73,10 @@ type Attempt struct {
 	// Usage is for the agent to fill: the model calls it made and the
 	// tokens they took. The Runner adds the wall time and reports it.
 	Usage Usage
+	// Stopped is for the agent to set when it stopped before its model was
+	// done: StoppedMaxTurns. The Runner sets StoppedTimeout when the
+	// attempt reached RunTimeout. It becomes RunResult.Stopped.
+	Stopped string
 
 	redact func(string) string
 }
@@ -281,6 +295,9 @@ func (r *Runner) runOne(ctx context.Context, s *Suite, j job) (RunResult, error)
 	}
 	start := time.Now()
 	agentErr := r.Agent.Attempt(attemptCtx, a)
+	if attemptCtx.Err() != nil && errors.Is(context.Cause(attemptCtx), ErrRunTimeout) && ctx.Err() == nil {
+		a.Stopped = StoppedTimeout
+	}
 	stop()
 	a.Usage.WallMS = time.Since(start).Milliseconds()
 	if err := ctx.Err(); err != nil {
@@ -293,7 +310,7 @@ func (r *Runner) runOne(ctx context.Context, s *Suite, j job) (RunResult, error)
 	}
 	tr, _ := sh.Trace(context.WithoutCancel(ctx))
 	out := RunResult{TaskID: j.task.ID, Model: model, HelpMode: j.helpMode, Passed: passed && agentErr == nil, Assertions: res,
-		Err: agentErr, Trace: redactTrace(tr, redact), Usage: &a.Usage}
+		Err: agentErr, Trace: redactTrace(tr, redact), Usage: &a.Usage, Stopped: a.Stopped}
 	if agentErr != nil {
 		out.Error = a.Redact(agentErr.Error())
 	}

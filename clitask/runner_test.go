@@ -353,6 +353,25 @@ func TestRunnerTimeout(t *testing.T) {
 	if !rep.Runs[0].Passed || len(rep.Runs[0].Trace.Commands) != 1 {
 		t.Errorf("the run is judged on what it did: %+v", rep.Runs[0])
 	}
+	if rep.Runs[0].Stopped != clitask.StoppedTimeout {
+		t.Errorf("Stopped = %q, want %q", rep.Runs[0].Stopped, clitask.StoppedTimeout)
+	}
+	// An agent's own Stopped is reported; a run that ends in time has none
+	// of the Runner's.
+	for _, stopped := range []string{"", clitask.StoppedMaxTurns} {
+		agent := clitask.AgentFunc(func(ctx context.Context, a *clitask.Attempt) error {
+			a.Stopped = stopped
+			_, err := a.Shell.Run(ctx, "notes frobnicate")
+			return err
+		})
+		rep, err := (&clitask.Runner{Agent: agent, Models: []string{"m"}, RunTimeout: time.Minute, TempDir: t.TempDir()}).Run(context.Background(), s, "unknown")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Runs[0].Stopped != stopped {
+			t.Errorf("Stopped = %q, want %q", rep.Runs[0].Stopped, stopped)
+		}
+	}
 }
 
 func TestRunName(t *testing.T) {

@@ -34,6 +34,10 @@ type cli struct {
 	helped bool
 	// name is the program's name in usage ("assay" when empty).
 	name string
+	// ownsProcess is set when Main runs with the process's own streams
+	// and environment (a zero Config but for Name and Registry): only
+	// then may assay run re-execute the program to hide its key.
+	ownsProcess bool
 }
 
 // usageOut returns w writing usage text under the program's name: a
@@ -150,7 +154,8 @@ type Config struct {
 // returns its exit code. ctx ends the run early (Ctrl-C, say): checks not
 // yet run report status error.
 func Main(ctx context.Context, args []string, cfg Config) int {
-	c := &cli{stdout: cfg.Stdout, stderr: cfg.Stderr, stdin: cfg.Stdin, getenv: cfg.Getenv, registry: cfg.Registry, name: cfg.Name}
+	c := &cli{stdout: cfg.Stdout, stderr: cfg.Stderr, stdin: cfg.Stdin, getenv: cfg.Getenv, registry: cfg.Registry, name: cfg.Name,
+		ownsProcess: cfg.Stdout == nil && cfg.Stderr == nil && cfg.Stdin == nil && cfg.Getenv == nil}
 	if c.name == "" && len(os.Args) > 0 {
 		c.name = filepath.Base(os.Args[0])
 	}

@@ -90,11 +90,41 @@
 //
 // Decisions where DESIGN.md section 14 is silent:
 //
-//   - The model's key is left out of the environment the runs' commands
-//     get (every variable whose value is the key), beside being redacted
-//     from every output: redaction alone would miss the key printed
-//     encoded (`env | base64`). A CLI under test that needs a key of the
-//     same value gets it under another name.
+//   - The model's key is redacted from every message and output (as
+//     written, and as JSON and URLs escape it), and the base URL's
+//     userinfo (user name and password) is never printed, whether or not
+//     the password is the key. Redaction alone would miss the key printed
+//     encoded (`env | base64`), so the runs' commands must not be able to
+//     read it at all:
+//   - The key is left out of the environment the runs' commands get
+//     (every variable whose value is the key). A CLI under test that needs
+//     a key of the same value gets it under another name.
+//   - On Linux a command can also read the environment its parent started
+//     with, /proc/$PPID/environ, as the same user and always as root. So
+//     when the key comes from the environment, assay run, once its flags
+//     are good and before it writes or runs anything, re-executes itself
+//     (/proc/self/exe, the same arguments) with every variable whose value
+//     is the key removed, and hands the key to the new image on an
+//     inherited pipe (its descriptor named by ASSAY_RUN_KEY_FD), which it
+//     reads once and closes. The key is then in no process's environment
+//     or command line that assay starts or is, and it is never written
+//     to a file. The process also makes itself not dumpable
+//     (PR_SET_DUMPABLE 0), so that a command running as another user
+//     than root cannot read its memory either (root can: run commands you
+//     do not trust as root only in a sandbox). This re-execution happens
+//     only when Main runs with the process's own streams and environment
+//     (a zero Config but for Name and Registry): a program embedding
+//     Main must reach it again when re-executed with the same arguments.
+//     If the re-execution fails, a warning says the key stays in the
+//     environment, and the run goes on.
+//   - What this does not cover: processes that started assay and hold the
+//     key in their own environment (a shell script that exports it, a CI
+//     runner's step) are readable by the runs' commands as ever; set the
+//     key for assay alone (`ASSAY_LLM_API_KEY=... assay run ...`) or run
+//     the commands as another user. Off Linux there is no /proc/PID/environ
+//     and no re-execution: the key stays in assay's environment, which
+//     some systems show to processes of the same user (`ps eww` on the
+//     BSDs and macOS).
 //   - "No run could reach the server" means no model call got an HTTP
 //     response, of any status: a refused connection, and a server that
 //     never answers before --timeout. Then there is no report, only the
@@ -115,6 +145,17 @@
 //     has reached the server). Run names are "task [model, help mode]
 //     #N", or with --out the RUN name, which is the folder's. The text
 //     summary adds pass rates by help mode and usage per model.
+//   - A run cut short, by --timeout or by max_turns, is judged on what it
+//     did and says so: "stopped": "timeout" or "max_turns" on the run in
+//     JSON (beside "passed"; absent when the model finished or the attempt
+//     broke down, which "error" says), a "stop" line under the run in
+//     text, a "stopped" property in JUnit. The conversation's "stop" says
+//     the same for every run.
+//   - assay schema check describes assay run's JSON as well (run,
+//     help_mode, error and stopped on runs; by_help_mode and usage beside
+//     pass_rates), and every object in it is closed (additionalProperties
+//     false), so that a key the schema does not describe is a defect a
+//     test catches, not a silent extension.
 //   - Ctrl-C prints the report of the runs that finished, says
 //     "interrupted" and exits 1, as check does; a setup that fails is bad
 //     input (exit 2), since a broken environment says nothing of a model.

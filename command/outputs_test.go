@@ -19,6 +19,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
+	"github.com/assaykit/assay/internal/chat/chattest"
 	"github.com/assaykit/assay/serve"
 	"github.com/assaykit/assay/serve/servetest"
 )
@@ -105,6 +106,35 @@ func TestOutputSchemas(t *testing.T) {
 			}
 			if has := strings.Contains(out, `"evidence":`); has != (len(args) > 0 && args[0] == "--evidence") {
 				t.Errorf("check %v: evidence shown: %v", args, has)
+			}
+		}
+		// assay run's output, every key it adds present: run (--out),
+		// stopped (max_turns), by_help_mode, usage.
+		llm := chattest.NewServer()
+		defer llm.Close()
+		dir := t.TempDir()
+		suite := filepath.Join(dir, "cli-bench.yaml")
+		if err := os.WriteFile(suite, []byte(runSuite), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, stderr, code := runAssay(t, []string{"ASSAY_LLM_BASE_URL=" + llm.URL}, "run", "--suite", suite, "--format", "json",
+			"--model", "fake/solver", "--model", "fake/looper", "--out", filepath.Join(dir, "out"))
+		if code != exitFail {
+			t.Fatalf("run: code %d, want 1: %s", code, stderr)
+		}
+		for _, key := range []string{`"run":`, `"help_mode":`, `"stopped": "max_turns"`, `"by_help_mode":`, `"usage":`, `"wall_ms":`} {
+			if !strings.Contains(out, key) {
+				t.Errorf("run's output lacks %s:\n%s", key, out)
+			}
+		}
+		validJSON(t, s, "run", []byte(out))
+		// The schema describes every key: one it does not know is refused.
+		for _, bad := range []string{strings.Replace(out, `"usage":`, `"usages":`, 1), strings.Replace(out, `"stopped":`, `"stop":`, 1),
+			strings.Replace(out, `"wall_ms":`, `"wall":`, 1)} {
+			var doc any
+			_ = json.Unmarshal([]byte(bad), &doc)
+			if s.Validate(doc) == nil {
+				t.Errorf("an output with a key the schema does not describe passes:\n%s", bad)
 			}
 		}
 	})
@@ -287,3 +317,17 @@ func sortedSet(m map[string]bool) []string {
 type rowsCount struct{}
 
 func (rowsCount) Check(context.Context, *assert.Env) assert.Result { return assert.Pass("ok", nil) }
+
+// runSuite is a suite for assay run's outputs: a task the solver does, in
+// two help modes, and one a looper never finishes.
+const runSuite = `cli: sh
+help_modes: [injected, none]
+tasks:
+  - id: greet
+    intent: Greet with ` + "`echo hi`" + `.
+    assert: [{output_equals: hi}]
+  - id: busy
+    intent: Keep busy.
+    max_turns: 2
+    assert: [{exit_code: 0}]
+`

@@ -16,6 +16,7 @@ import (
 	"github.com/assaykit/assay/clitask"
 	"github.com/assaykit/assay/clitask/chatagent"
 	"github.com/assaykit/assay/internal/jsonenc"
+	"github.com/assaykit/assay/internal/origin"
 	"github.com/assaykit/assay/report"
 )
 
@@ -61,9 +62,18 @@ type runOptions struct {
 }
 
 func runRun(ctx context.Context, c *cli, args []string) int {
-	o, code, ok := c.runFlags(args)
+	handed, err := c.handedKey()
+	if err != nil {
+		return c.badInput("run: %v", err)
+	}
+	o, code, ok := c.runFlags(args, handed)
 	if !ok {
 		return code
+	}
+	if o.key != "" && c.ownsProcess {
+		if err := guardProcess(); err != nil {
+			fmt.Fprintf(c.stderr, "assay: run: warning: %v\n", err)
+		}
 	}
 	environ := runEnviron(os.Environ(), o.key)
 	modes := o.suite.HelpModes
@@ -134,7 +144,7 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 		if err := agent.Unreachable(); err != nil {
 			why = err.Error()
 		}
-		return c.badInput("run: no run could reach the model server at %s: %s", agent.Endpoint(), redactKey(why, o.key))
+		return c.badInput("%s", redactKey(fmt.Sprintf("run: no run could reach the model server at %s: %s", agent.Endpoint(), why), o.key))
 	}
 	if o.format == report.Text {
 		err = errors.Join(stream.flush(), report.WriteSuiteSummaryText(c.stdout, result, opts))
@@ -182,8 +192,9 @@ func (s *runStream) flush() error {
 }
 
 // runFlags reads and checks assay run's flags. ok is false when the
-// command must stop with code.
-func (c *cli) runFlags(args []string) (o runOptions, code int, ok bool) {
+// command must stop with code. handed is the key a re-executed assay run
+// was handed, "" when it was not (the key is then the environment's).
+func (c *cli) runFlags(args []string, handed string) (o runOptions, code int, ok bool) {
 	fs := newFlags("run", c)
 	suitePath := fs.String("suite", "", "cli-bench suite `FILE` (cli-bench.yaml)")
 	var models, tasks stringList
@@ -216,7 +227,10 @@ func (c *cli) runFlags(args []string) (o runOptions, code int, ok bool) {
 	case *timeout <= 0:
 		return fail("run: --timeout must be a positive duration, not %s", *timeout)
 	}
-	o.key = firstEnv(c.getenv, runKeyEnv)
+	o.key = handed
+	if o.key == "" {
+		o.key = firstEnv(c.getenv, runKeyEnv)
+	}
 	o.baseURL = *baseURL
 	if o.baseURL == "" {
 		o.baseURL = firstEnv(c.getenv, runBaseURLEnv)
@@ -241,6 +255,14 @@ func (c *cli) runFlags(args []string) (o runOptions, code int, ok bool) {
 		}
 	}
 	o.concurrency, o.timeout, o.noColor = *concurrency, *timeout, *noColor
+	// The usage is good: before anything is written or run, the key
+	// leaves the process's environment image (hideKey returns only when
+	// it could not).
+	if handed == "" && o.key != "" && c.ownsProcess {
+		if err := hideKey(o.key); err != nil {
+			fmt.Fprintf(c.stderr, "assay: run: warning: the key stays in this process's environment, which the runs' commands may read: %v\n", err)
+		}
+	}
 	if *outDir != "" {
 		if err := prepareOut(*outDir); err != nil {
 			return fail("run: --out: %v", err)
@@ -276,11 +298,13 @@ func runEnviron(environ []string, key string) []string {
 	return out
 }
 
+// redactKey replaces the key in s, as written and as JSON and URLs escape
+// it, with [REDACTED].
 func redactKey(s, key string) string {
 	if key == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, key, clitask.Redacted)
+	return strings.ReplaceAll(origin.Redact(s, key), key, clitask.Redacted)
 }
 
 // prepareOut makes the --out folder, which must not hold an earlier run.

@@ -2,11 +2,15 @@ package command_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"flag"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,8 +42,9 @@ func TestMain(m *testing.M) {
 //	exits N COMMAND ARGS...
 //
 // which runs COMMAND as exec does (its stdout and stderr checked by the
-// lines after it) and fails unless it exits with code N, and fakellm,
-// which starts a fake model server (see fakellm). Each script gets a
+// lines after it) and fails unless it exits with code N, fakellm, which
+// starts a fake model server (see fakellm), and leaks, which finds a
+// secret in files, plain or base64-encoded (see leaks). Each script gets a
 // fake criteria API (clienttest) at $ASSAY_BASE_URL, with the key
 // $ASSAY_API_KEY.
 func TestScripts(t *testing.T) {
@@ -56,7 +61,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NO_COLOR", "1")
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits, "fakellm": fakellm},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits, "fakellm": fakellm, "leaks": leaks},
 	})
 }
 
@@ -102,4 +107,68 @@ func exits(ts *testscript.TestScript, neg bool, args []string) {
 	if code != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], code, want)
 	}
+}
+
+// leaks succeeds when one of the files (stdout and stderr name the last
+// command's; a folder means every file under it) holds the secret: as
+// written, or base64-encoded (standard or URL alphabet, padded or not) at
+// any offset of the encoded stream.
+//
+//	[!] leaks SECRET FILE...
+func leaks(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: [!] leaks SECRET FILE...")
+	}
+	forms := secretForms(args[0])
+	var files []string
+	for _, name := range args[1:] {
+		if name == "stdout" || name == "stderr" {
+			files = append(files, name)
+			continue
+		}
+		err := filepath.WalkDir(ts.MkAbs(name), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				files = append(files, path)
+			}
+			return err
+		})
+		ts.Check(err)
+	}
+	found := ""
+	for _, f := range files {
+		text := ts.ReadFile(f)
+		for _, form := range forms {
+			if strings.Contains(text, form) {
+				found = f + " holds the secret as " + strconv.Quote(form)
+				break
+			}
+		}
+		if found != "" {
+			break
+		}
+	}
+	switch {
+	case neg && found != "":
+		ts.Fatalf("%s", found)
+	case !neg && found == "":
+		ts.Fatalf("no file of %d holds the secret", len(files))
+	}
+	if found != "" {
+		ts.Logf("%s", found)
+	}
+}
+
+// secretForms lists the secret and the parts of its base64 encodings that
+// depend on it alone: encoded after 0, 1 or 2 other bytes, the characters
+// whose six bits all fall within the secret.
+func secretForms(secret string) []string {
+	forms := []string{secret}
+	for shift := range 3 {
+		in := append(make([]byte, shift), secret...)
+		start, end := (8*shift+5)/6, 8*len(in)/6
+		for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+			forms = append(forms, enc.EncodeToString(in)[start:end])
+		}
+	}
+	return forms
 }

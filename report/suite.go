@@ -84,6 +84,9 @@ func WriteSuiteRunText(w io.Writer, name string, run clitask.RunResult, o Option
 	if run.Error != "" {
 		fmt.Fprintf(&b, "      %-6s attempt: %s\n", assert.StatusError, Escape(run.Error))
 	}
+	if why := stoppedText(run.Stopped); why != "" {
+		fmt.Fprintf(&b, "      %-6s %s\n", "stop", why)
+	}
 	for _, a := range run.Assertions {
 		status := string(a.Status)
 		if a.Skipped {
@@ -93,6 +96,19 @@ func WriteSuiteRunText(w io.Writer, name string, run clitask.RunResult, o Option
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// stoppedText says how a run was cut short, "" when it was not.
+func stoppedText(stopped string) string {
+	switch stopped {
+	case "":
+		return ""
+	case clitask.StoppedTimeout:
+		return "timeout: the run reached its timeout before the model was done; it is judged on what it did"
+	case clitask.StoppedMaxTurns:
+		return "max_turns: the model made the calls max_turns allows and was not done; the run is judged on what it did"
+	}
+	return Escape(stopped) + ": the run was cut short; it is judged on what it did"
 }
 
 // WriteSuiteSummaryText writes the tasks not run, the pass rates and the
@@ -171,7 +187,7 @@ func suiteSuites(r *clitask.Report) []junitSuite {
 	for i, name := range RunNames(r.Runs) {
 		run := r.Runs[i]
 		props := []junitProperty{{Name: "task_id", Value: run.TaskID}, {Name: "model", Value: run.Model}}
-		for _, p := range []junitProperty{{Name: "help_mode", Value: run.HelpMode}, {Name: "run", Value: run.Run}} {
+		for _, p := range []junitProperty{{Name: "help_mode", Value: run.HelpMode}, {Name: "run", Value: run.Run}, {Name: "stopped", Value: run.Stopped}} {
 			if p.Value != "" {
 				props = append(props, p)
 			}

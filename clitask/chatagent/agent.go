@@ -223,7 +223,7 @@ func (ag *Agent) Attempt(ctx context.Context, a *clitask.Attempt) (err error) {
 		resp, err := ag.complete(ctx, chat.Request{Model: a.Model, Messages: msgs, Tools: tools})
 		if err != nil {
 			if timedOut(ctx) {
-				conv.Stop = StopTimeout
+				conv.Stop, a.Stopped = StopTimeout, clitask.StoppedTimeout
 				return nil
 			}
 			return fmt.Errorf("model call %d: %w", turn, err)
@@ -263,7 +263,7 @@ func (ag *Agent) Attempt(ctx context.Context, a *clitask.Attempt) (err error) {
 			msgs = append(msgs, m)
 		}
 	}
-	conv.Stop = StopMaxTurns
+	conv.Stop, a.Stopped = StopMaxTurns, clitask.StoppedMaxTurns
 	return nil
 }
 

@@ -60,6 +60,8 @@ type Config struct {
 type Client struct {
 	cfg      Config
 	endpoint string
+	shown    string         // endpoint without userinfo
+	secret   *origin.Secret // the key and the base URL's password
 	home     origin.Origin
 	http     *http.Client
 	policy   retry.RetryPolicy
@@ -71,12 +73,19 @@ type Client struct {
 func New(c Config) (*Client, error) {
 	u, err := url.Parse(strings.TrimSpace(c.BaseURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("chat: %q is not an http or https URL", origin.Redact(c.BaseURL, c.APIKey))
+		return nil, fmt.Errorf("chat: %q is not an http or https URL", origin.Redact(hideUserinfo(c.BaseURL), c.APIKey))
 	}
 	endpoint := strings.TrimRight(u.String(), "/")
 	if !strings.HasSuffix(endpoint, "/chat/completions") {
 		endpoint += "/chat/completions"
 	}
+	// Requests carry the userinfo (basic auth); what is shown never does.
+	var secrets []string
+	if pw, ok := u.User.Password(); ok {
+		secrets = append(secrets, pw)
+	}
+	shown, _ := url.Parse(endpoint)
+	shown.User = nil
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
@@ -89,11 +98,48 @@ func New(c Config) (*Client, error) {
 		p = *c.Retry
 	}
 	home := origin.Of(u)
-	return &Client{cfg: c, endpoint: endpoint, home: home, http: origin.Guard(c.HTTPClient, home, c.APIKey), policy: p.WithDefaults()}, nil
+	return &Client{cfg: c, endpoint: endpoint, shown: shown.String(), secret: origin.NewSecret(append(secrets, c.APIKey)...),
+		home: home, http: origin.Guard(c.HTTPClient, home, c.APIKey), policy: p.WithDefaults()}, nil
 }
 
-// Endpoint returns the chat-completions URL requests go to.
-func (c *Client) Endpoint() string { return c.endpoint }
+// hideUserinfo returns raw with what comes before the last "@" of its
+// authority (a user name and password) replaced by [REDACTED], for a URL
+// that did not parse as one to use.
+func hideUserinfo(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, "//")
+	if !ok {
+		scheme, rest = "", raw
+	} else {
+		scheme += "//"
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		return scheme + origin.Redacted + rest[at:]
+	}
+	return raw
+}
+
+// withoutUserinfo returns s with every URL's userinfo that err names (a
+// *url.Error's URL, the password already starred by net/http) removed.
+func withoutUserinfo(s string, err error) string {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return s
+	}
+	u, perr := url.Parse(ue.URL)
+	if perr != nil || u.User == nil {
+		return s
+	}
+	u.User = nil
+	return strings.ReplaceAll(s, ue.URL, u.String())
+}
+
+// Endpoint returns the chat-completions URL requests go to, without the
+// userinfo the base URL may hold.
+func (c *Client) Endpoint() string { return c.shown }
 
 // Host names the server in messages (its host and port).
 func (c *Client) Host() string { return c.home.Host + ":" + c.home.Port }
@@ -298,7 +344,7 @@ func (c *Client) fail(status int, body []byte, err error) *Error {
 	if len(body) > 0 {
 		// Redact before cutting: a key that straddles the cut would
 		// otherwise leave its first half behind.
-		snippet := strings.TrimSpace(origin.NewSecret(c.cfg.APIKey).Redact(string(body)))
+		snippet := strings.TrimSpace(c.secret.Redact(string(body)))
 		if len(snippet) > 500 {
 			snippet = strings.ToValidUTF8(snippet[:500], "") + " [...]"
 		}
@@ -309,7 +355,7 @@ func (c *Client) fail(status int, body []byte, err error) *Error {
 			e.Err = err
 			e.Reason = err.Error()
 		} else {
-			e.Reason = origin.Redact(err.Error(), c.cfg.APIKey)
+			e.Reason = c.secret.Redact(withoutUserinfo(err.Error(), err))
 			e.Err = errors.New(e.Reason)
 		}
 	}

@@ -200,3 +200,63 @@ func FuzzFunctionCall(f *testing.F) {
 		}
 	})
 }
+
+// A base URL's userinfo authenticates the requests but is never shown: not
+// in Endpoint, not in a transport error (net/http stars only the
+// password), not in the error for a URL of the wrong scheme; a password
+// the server echoes is redacted.
+func TestUserinfoNeverShown(t *testing.T) {
+	const pw = "pw-secret-98765"
+	var user, pass string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, _ = r.BasicAuth()
+		http.Error(w, "bad password "+pass, http.StatusForbidden)
+	}))
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	hidden := func(t *testing.T, what, s string) {
+		t.Helper()
+		for _, bad := range []string{"alice", pw, key} {
+			if strings.Contains(s, bad) {
+				t.Errorf("%s shows %q: %s", what, bad, s)
+			}
+		}
+	}
+	answered := strings.Replace(srv.URL, "//", "//alice:"+pw+"@", 1) + "/v1"
+	c, err := chat.New(chat.Config{BaseURL: answered, Model: "m", Retry: fastRetry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := srv.URL + "/v1/chat/completions"; c.Endpoint() != want {
+		t.Errorf("Endpoint() = %q, want %q", c.Endpoint(), want)
+	}
+	_, err = c.Complete(context.Background(), chat.Request{Messages: []chat.Message{chat.Say("user", "hi")}})
+	if user != "alice" || pass != pw {
+		t.Errorf("the server saw basic auth %q:%q", user, pass)
+	}
+	if err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("err = %v, want a 403", err)
+	}
+	hidden(t, "a 403 echoing the password", err.Error())
+
+	refused := strings.Replace(closed.URL, "//", "//alice:"+pw+"@", 1) + "/v1"
+	c, err = chat.New(chat.Config{BaseURL: refused, APIKey: key, Model: "m", Retry: fastRetry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden(t, "Endpoint()", c.Endpoint())
+	_, err = c.Complete(context.Background(), chat.Request{Messages: []chat.Message{chat.Say("user", "hi")}})
+	if err == nil || !strings.Contains(err.Error(), closed.URL+"/v1/chat/completions") {
+		t.Fatalf("err = %v, want one naming the endpoint", err)
+	}
+	hidden(t, "a refused connection", err.Error())
+
+	for _, bad := range []string{"ftp://alice:" + pw + "@host/v1", "alice:" + pw + "@host:1/v1", "http://alice:" + pw + "@[::1/v1"} {
+		_, err := chat.New(chat.Config{BaseURL: bad, APIKey: key})
+		if err == nil {
+			t.Fatalf("%s: no error", bad)
+		}
+		hidden(t, "the error for "+bad, err.Error())
+	}
+}

@@ -38,15 +38,17 @@ import (
 //     body, as a careless server might.
 //   - failing answers 500 to everything.
 //
-// Any other model is a 404. Every answer counts usage: 10 prompt tokens
-// per message sent and 5 completion tokens.
+// Any other model is a 404, unless WithFallback names a model it plays.
+// Every answer counts usage: 10 prompt tokens per message sent and 5
+// completion tokens.
 type Server struct {
 	// URL is the API's base URL, ending in /v1.
 	URL string
 
-	srv     *httptest.Server
-	latency time.Duration
-	slept   atomic.Int64
+	srv      *httptest.Server
+	latency  time.Duration
+	fallback string
+	slept    atomic.Int64
 
 	mu       sync.Mutex
 	requests []Seen
@@ -66,6 +68,14 @@ type Option func(*Server)
 
 // WithLatency makes every answer wait d first (the model "thinking").
 func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency = d } }
+
+// WithFallback makes every model the server does not know play model (one
+// of Server's), as a stand-in for real models a test cannot reach.
+func WithFallback(model string) Option { return func(s *Server) { s.fallback = model } }
+
+// models are the models Server plays.
+var models = map[string]bool{"solver": true, "quitter": true, "looper": true, "badjson": true, "unknowntool": true,
+	"toolobject": true, "batch": true, "ratelimited": true, "hang": true, "nochoices": true, "echoauth": true, "failing": true}
 
 // NewServer starts a server; Close stops it.
 func NewServer(opts ...Option) *Server {
@@ -143,6 +153,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	model := req.Model[strings.LastIndex(req.Model, "/")+1:]
+	if !models[model] && s.fallback != "" {
+		model = s.fallback
+	}
 	var reply message
 	switch model {
 	case "hang":
