@@ -13,6 +13,7 @@ import (
 	"github.com/assaykit/assay/internal/jsonvalue"
 	"github.com/assaykit/assay/internal/strictjson"
 	"github.com/assaykit/assay/payer"
+	"github.com/assaykit/assay/report"
 	"github.com/assaykit/assay/serve"
 	"github.com/tidwall/gjson"
 )
@@ -66,11 +67,11 @@ func runValidate(_ context.Context, c *cli, args []string) int {
 	for _, f := range files {
 		valid := true
 		for _, p := range validateFile(f, *maxFileSize) {
-			fmt.Fprintln(c.stderr, p)
+			c.eprintf("%s", p)
 			valid = valid && p.warning
 		}
 		if valid {
-			fmt.Fprintf(c.stdout, "%s: valid\n", f)
+			fmt.Fprintf(c.stdout, "%s: valid\n", report.Escape(f))
 			continue
 		}
 		code = exitUsage
