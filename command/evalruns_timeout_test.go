@@ -64,8 +64,8 @@ func TestEvalRunsTimeoutPerRun(t *testing.T) {
 			t.Errorf("a slow run was not cut short by its timeout: %s", rec)
 		}
 	}
-	if min := 3 * timeout; took < min {
-		t.Errorf("the batch took %s, less than the %s its runs take when each has its own %s", took, min, timeout)
+	if least := 3 * timeout; took < least {
+		t.Errorf("the batch took %s, less than the %s its runs take when each has its own %s", took, least, timeout)
 	}
 	if took > 20*time.Second {
 		t.Errorf("the batch took %s past a %s timeout per run", took, timeout)
