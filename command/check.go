@@ -180,8 +180,10 @@ func taskList(s *clitask.Suite) string {
 }
 
 // validateSuiteYAML validates a cli-bench suite file, or a task file (a
-// list of tasks, as file:// includes hold), for assay validate.
-func validateSuiteYAML(path string, data []byte) []problem {
+// list of tasks, as file:// includes hold), for assay validate: includes
+// are read as eval reads evidence, each file within lim.maxFile and all
+// of them within lim.maxTotal.
+func validateSuiteYAML(path string, data []byte, lim readLimits) []problem {
 	var root yaml.Node
 	var err error
 	var suite *clitask.Suite
@@ -190,7 +192,7 @@ func validateSuiteYAML(path string, data []byte) []problem {
 		tasks, err = clitask.ParseTasks(path, data)
 		suite = &clitask.Suite{Tasks: tasks}
 	} else {
-		suite, err = clitask.ParseSuite(path, data)
+		suite, err = clitask.ParseSuite(path, data, clitask.MaxFileSize(lim.maxFile), clitask.MaxTotalSize(lim.maxTotal))
 	}
 	if err == nil {
 		// Valid, but a pattern that is not a regular expression is matched

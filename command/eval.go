@@ -289,11 +289,24 @@ func readInputFile(path string, limit int64) ([]byte, error) {
 		var fe *check.FileError
 		if errors.As(err, &fe) {
 			fe.Path = path
+			if errors.Is(err, check.ErrTooLarge) {
+				return nil, inputTooLarge{fe}
+			}
 		}
 		return nil, err
 	}
 	return data, nil
 }
+
+// inputTooLarge is a file named on the command line over the cap, worded
+// as what it is (criteria, a suite), not as an evidence file.
+type inputTooLarge struct{ *check.FileError }
+
+func (e inputTooLarge) Error() string {
+	return fmt.Sprintf("%s: %d bytes is over the %d-byte cap on one input file", e.Path, e.Size, e.Limit)
+}
+
+func (e inputTooLarge) Unwrap() error { return e.FileError }
 
 // hostFS is the folder dir as an fs.FS that follows links wherever they
 // lead (a file a user names may be a link anywhere) but, like check.DirFS,
