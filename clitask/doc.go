@@ -26,7 +26,7 @@
 // [...]} with task_id and model per run. A Source also runs verify
 // commands in the working directory after the task. MemorySource,
 // FolderSource and NewShell take Options: VerifyEnv, VerifyTimeout,
-// PatternBudget, MaxFileSize.
+// PatternBudget, MaxFileSize, MaxTotalSize.
 //
 // exit_code, output_contains, output_equals and error_contains judge the
 // last command; ran, not_ran and run_count all commands; file_exists,
@@ -91,7 +91,15 @@
 // fs.existsSync. file_exists passes for any existing entry (a FIFO too);
 // file_contains fails on a directory, on an entry that is not a regular
 // file (a FIFO, a device: never opened, so never a hang) and on a file
-// over MaxFileSize (64 MiB by default), saying so. A path that cannot be
+// over MaxFileSize (64 MiB by default), saying so. What file_contains
+// reads counts against its source's total, MaxTotalSize (256 MiB by
+// default; rule 17), with a FolderSource's trace.json: each real path once
+// however many checks read it, two hard links as two files; a check whose
+// file, at the size it has when looked at, would go past the cap is status
+// error naming it, the file unread. The files lie in the agent's working
+// directory, anywhere on disk, not in the snapshot's cli/ folder, so the
+// folder's own cap (check.CapTotal) cannot count them: the source keeps a
+// check.Budget of its own. A path that cannot be
 // examined (permissions) is status error, as is a relative path when the
 // trace has no workdir; a workdir that does not exist makes file_exists,
 // file_contains and verify status error naming the folder, whatever the
@@ -159,7 +167,12 @@
 // is an error). A task file matched by several includes (the same absolute
 // path once cleaned and with its links resolved) loads once, at its first
 // match. Suite and task files are read as evidence is: regular files of at
-// most 64 MiB. Included files are read in parallel. Problems carry an
+// most MaxFileSize (64 MiB by default), the included task files at most
+// MaxTotalSize in all (256 MiB by default; each path read counts, so two
+// hard links of one file count twice, as they are read twice), both
+// options of LoadSuite and ParseSuite; a file over either cap is a problem
+// at its include that names the cap and calls it a suite or task file.
+// Included files are read in parallel. Problems carry an
 // assert.Location. Duplicate ids are reported at the second definition,
 // naming the first. The suite's workdir and scaffold resolve against the
 // suite file's folder; a missing scaffold is reported when a workspace is

@@ -289,9 +289,12 @@ func (c fileContainsCheck) Check(ctx context.Context, env *assert.Env) assert.Re
 	}
 	// The real path holds no link any more; DirFS opens without blocking and
 	// follows nothing out of the folder if the entry was swapped meanwhile.
-	data, err := check.ReadFile(check.DirFS(filepath.Dir(real)), filepath.Base(real), l.maxFileSize)
+	// What is read counts against the source's total, under the real path.
+	data, err := readCounted(l.total, check.DirFS(filepath.Dir(real)), filepath.Base(real), real, l.maxFileSize)
 	var fe *check.FileError
 	switch {
+	case errors.Is(err, check.ErrTotalTooLarge):
+		return assert.Errored(fmt.Errorf("%s was not read: %s", quote(c.path), errorText(err)))
 	case errors.Is(err, check.ErrTooLarge) && errors.As(err, &fe):
 		return assert.Fail(0, fmt.Sprintf("%s is over the %d-byte cap on a file file_contains reads (%d bytes or more); it was not read.", quote(c.path), fe.Limit, fe.Size), ev)
 	case errors.Is(err, check.ErrNotRegular):
@@ -334,4 +337,25 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// readCounted reads name of fsys as check.ReadFile does (at most limit
+// bytes) and charges what it read to total under key. The size the file
+// has when looked at is charged first, so that a file that would take the
+// total past its cap is refused before a byte of it is read; a file read
+// again under the same key costs nothing more.
+func readCounted(total *check.Budget, fsys fs.FS, name, key string, limit int64) ([]byte, error) {
+	if fi, err := fs.Stat(fsys, name); err == nil && fi.Mode().IsRegular() && fi.Size() <= limit {
+		if err := total.Charge(key, fi.Size()); err != nil {
+			return nil, err
+		}
+	}
+	data, err := check.ReadFile(fsys, name, limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := total.Charge(key, int64(len(data))); err != nil {
+		return nil, err
+	}
+	return data, nil
 }

@@ -50,6 +50,8 @@ type options struct {
 	verifyTimeout time.Duration
 	budget        time.Duration
 	maxFileSize   int64
+	maxTotalSize  int64
+	total         *check.Budget // what the source's file_contains checks (and trace.json) read, summed
 	maxOutput     int
 	noFolder      bool // FolderSource of a snapshot not on disk
 	skipVerify    bool
@@ -87,7 +89,16 @@ func PatternBudget(d time.Duration) Option { return func(o *options) { o.budget 
 
 // MaxFileSize caps the bytes file_contains reads of one file (and, for a
 // FolderSource, of trace.json); <= 0 means check.DefaultMaxFileSize.
+// LoadSuite and ParseSuite take it as the cap on one suite or task file.
 func MaxFileSize(n int64) Option { return func(o *options) { o.maxFileSize = n } }
+
+// MaxTotalSize caps the bytes a source reads in all (DESIGN.md section 12
+// rule 17): the files its file_contains checks read, each name once
+// however many checks read it, and a FolderSource's trace.json; a check
+// whose file would go past it is status error naming the cap. LoadSuite
+// and ParseSuite take it as the cap on a suite's task files in all. <= 0
+// means check.DefaultMaxTotalSize.
+func MaxTotalSize(n int64) Option { return func(o *options) { o.maxTotalSize = n } }
 
 func newOptions(opts []Option) options {
 	var o options
@@ -96,6 +107,7 @@ func newOptions(opts []Option) options {
 			f(&o)
 		}
 	}
+	o.total = check.NewBudget(o.maxTotalSize)
 	return o
 }
 
@@ -103,12 +115,16 @@ func newOptions(opts []Option) options {
 type limits struct {
 	budget      time.Duration
 	maxFileSize int64
+	total       *check.Budget
 	// noFolder says a relative workdir has no folder to resolve against.
 	noFolder bool
 }
 
 func (o options) limits() limits {
-	l := limits{budget: o.budget, maxFileSize: o.maxFileSize, noFolder: o.noFolder}
+	l := limits{budget: o.budget, maxFileSize: o.maxFileSize, total: o.total, noFolder: o.noFolder}
+	if l.total == nil {
+		l.total = check.NewBudget(o.maxTotalSize)
+	}
 	if l.budget <= 0 {
 		l.budget = DefaultPatternBudget
 	}
@@ -157,6 +173,9 @@ func FolderSource(fsys fs.FS, dir string, maxFileSize int64, opts ...Option) Sou
 	s.load = sync.OnceValues(func() (*Trace, error) {
 		const name = "trace.json"
 		data, err := check.ReadFile(check.CapTotal(fsys, 0), name, o.maxFileSize)
+		if err == nil {
+			err = o.total.Charge(name, int64(len(data)))
+		}
 		if err != nil {
 			return nil, &TraceError{Location: assert.Location{File: name}, Message: errorText(err), Err: err}
 		}

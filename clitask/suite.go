@@ -166,20 +166,23 @@ func (e *SuiteError) Error() string {
 
 // LoadSuite reads and validates a suite file and the task files it
 // includes. Every problem found, in any file, is reported in one
-// *SuiteError; an unreadable suite file is a plain error.
-func LoadSuite(path string) (*Suite, error) {
-	data, err := readFile(path)
+// *SuiteError; an unreadable suite file is a plain error. Of opts,
+// MaxFileSize caps each file read (64 MiB by default) and MaxTotalSize the
+// included task files in all (256 MiB by default); the others are ignored.
+func LoadSuite(path string, opts ...Option) (*Suite, error) {
+	l := newLoader(opts)
+	data, err := readFile(path, l.maxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("clitask: %s: %s", path, errorText(err))
+		return nil, fmt.Errorf("clitask: %s: %s", path, suiteFileText(err))
 	}
-	return ParseSuite(path, data)
+	return ParseSuite(path, data, opts...)
 }
 
 // ParseSuite is LoadSuite with the suite file's content given; path names
 // the file in messages and is where includes, scaffold and workdir resolve
 // from.
-func ParseSuite(path string, data []byte) (*Suite, error) {
-	l := loader{}
+func ParseSuite(path string, data []byte, opts ...Option) (*Suite, error) {
+	l := newLoader(opts)
 	s := l.suite(path, data)
 	if len(l.problems) > 0 {
 		return nil, l.err()
@@ -202,6 +205,11 @@ func ParseTasks(path string, data []byte) ([]*Task, error) {
 // loader collects problems while reading a suite and its includes.
 type loader struct {
 	problems []Problem
+	limits   // what a suite's files may take: each, and the includes in all
+}
+
+func newLoader(opts []Option) loader {
+	return loader{limits: newOptions(opts).limits()}
 }
 
 func (l *loader) add(p Problem) { l.problems = append(l.problems, p) }
@@ -448,7 +456,7 @@ func (l *loader) suite(path string, data []byte) *Suite {
 		}
 	}
 	refs = dedupe(refs)
-	for i, res := range readTaskFiles(refs) {
+	for i, res := range readTaskFiles(refs, l.limits) {
 		l.problems = append(l.problems, res.problems...)
 		parts[refs[i].item] = append(parts[refs[i].item], res.tasks...)
 	}
@@ -562,14 +570,17 @@ type taskFileResult struct {
 
 // readTaskFiles reads task files in parallel (bounded by GOMAXPROCS); the
 // results are in the order of refs. Each file is read as evidence is: a
-// regular file of at most check.DefaultMaxFileSize bytes.
-func readTaskFiles(refs []taskFileRef) []taskFileResult {
+// regular file of at most lim.maxFileSize bytes, the files together at most
+// lim.total's cap, each path counted once (dedupe resolved the symbolic
+// links; two hard links of one file are two names, each read and counted).
+func readTaskFiles(refs []taskFileRef, lim limits) []taskFileResult {
 	out := make([]taskFileResult, len(refs))
 	pool.Each(context.Background(), len(refs), runtime.GOMAXPROCS(0), func(i int) {
 		var fl loader
-		data, err := readFile(refs[i].path)
+		path := refs[i].path
+		data, err := readCounted(lim.total, os.DirFS(filepath.Dir(path)), filepath.Base(path), path, lim.maxFileSize)
 		if err != nil {
-			fl.add(refs[i].problem(errorText(err)))
+			fl.add(refs[i].problem(suiteFileText(err)))
 		} else {
 			out[i].tasks = fl.taskFile(refs[i].name, data)
 		}
@@ -579,9 +590,26 @@ func readTaskFiles(refs []taskFileRef) []taskFileResult {
 }
 
 // readFile reads a suite or task file named by a path: a regular file (a
-// link to one is followed) of at most check.DefaultMaxFileSize bytes.
-func readFile(path string) ([]byte, error) {
-	return check.ReadFile(os.DirFS(filepath.Dir(path)), filepath.Base(path), 0)
+// link to one is followed) of at most limit bytes (<= 0:
+// check.DefaultMaxFileSize).
+func readFile(path string, limit int64) ([]byte, error) {
+	return check.ReadFile(os.DirFS(filepath.Dir(path)), filepath.Base(path), limit)
+}
+
+// suiteFileText words a failure to read a suite or task file without the
+// file's name (the problem names it), calling it what it is: not an
+// evidence file.
+func suiteFileText(err error) string {
+	var fe *check.FileError
+	switch {
+	case !errors.As(err, &fe):
+		return err.Error()
+	case errors.Is(err, check.ErrTotalTooLarge):
+		return fmt.Sprintf("with it the suite's task files would be %d bytes, past the %d-byte cap on what a suite's includes read in all", fe.Size, fe.Limit)
+	case errors.Is(err, check.ErrTooLarge):
+		return fmt.Sprintf("%d bytes is over the %d-byte cap on a suite or task file", fe.Size, fe.Limit)
+	}
+	return errorText(err)
 }
 
 // taskFile reads a file holding a list of tasks.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/assaykit/assay/clitask"
@@ -73,7 +72,7 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 
 	if n := verifyCount(suite, runs, *taskID); n > 0 && !*noVerify {
 		// verify runs a suite author's commands here: say so first.
-		fmt.Fprintf(c.stderr, "assay: check: note: %d verify %s of %s will run on this machine (sh -c in each run's workdir); --no-verify skips them\n",
+		c.eprintf("assay: check: note: %d verify %s of %s will run on this machine (sh -c in each run's workdir); --no-verify skips them",
 			n, pluralWord(n, "command", "commands"), *suitePath)
 	}
 	result, err := suite.Check(ctx, runs, clitask.CheckOptions{TaskID: *taskID, OnRun: onRun, NoVerify: *noVerify})
@@ -89,7 +88,7 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 			return c.badInput("check: --task: %v (the suite's tasks: %s)", err, taskList(suite))
 		}
 		if ctx.Err() != nil {
-			fmt.Fprintf(c.stderr, "assay: check: interrupted: %v\n", ctx.Err())
+			c.eprintf("assay: check: interrupted: %v", ctx.Err())
 			return exitFail
 		}
 		return c.badInput("check: %v", err)
@@ -100,11 +99,11 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 		err = report.WriteSuite(c.stdout, out, result, opts)
 	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "assay: check: writing output: %v\n", err)
+		c.eprintf("assay: check: writing output: %v", err)
 		return exitUsage
 	}
 	if len(result.Runs) == 0 {
-		fmt.Fprintf(c.stderr, "assay: check: warning: %s holds no run of the tasks checked\n", *tracePath)
+		c.eprintf("assay: check: warning: %s holds no run of the tasks checked", *tracePath)
 	}
 	return c.suiteExit("check", suite, result, *taskID == "")
 }
@@ -124,7 +123,7 @@ func (c *cli) suiteExit(name string, suite *clitask.Suite, result *clitask.Repor
 			if t.Behavior == clitask.BehaviorError {
 				level, code = "error", exitFail
 			}
-			fmt.Fprintf(c.stderr, "assay: %s: %s: model %s passed %s of its runs, below the minimum %s (behavior: %s)\n",
+			c.eprintf("assay: %s: %s: model %s passed %s of its runs, below the minimum %s (behavior: %s)",
 				name, level, t.Model, report.Percent(t.Rate), report.Percent(t.Minimum), t.Behavior)
 		}
 		return code
@@ -143,7 +142,7 @@ func (c *cli) loadSuite(name, path string) (*clitask.Suite, bool) {
 		var se *clitask.SuiteError
 		if errors.As(err, &se) {
 			for _, p := range se.Problems {
-				fmt.Fprintf(c.stderr, "assay: %s: %s\n", name, p)
+				c.eprintf("assay: %s: %s", name, p)
 			}
 			return nil, false
 		}
@@ -181,8 +180,10 @@ func taskList(s *clitask.Suite) string {
 }
 
 // validateSuiteYAML validates a cli-bench suite file, or a task file (a
-// list of tasks, as file:// includes hold), for assay validate.
-func validateSuiteYAML(path string, data []byte) []problem {
+// list of tasks, as file:// includes hold), for assay validate: includes
+// are read as eval reads evidence, each file within lim.maxFile and all
+// of them within lim.maxTotal.
+func validateSuiteYAML(path string, data []byte, lim readLimits) []problem {
 	var root yaml.Node
 	var err error
 	var suite *clitask.Suite
@@ -191,7 +192,7 @@ func validateSuiteYAML(path string, data []byte) []problem {
 		tasks, err = clitask.ParseTasks(path, data)
 		suite = &clitask.Suite{Tasks: tasks}
 	} else {
-		suite, err = clitask.ParseSuite(path, data)
+		suite, err = clitask.ParseSuite(path, data, clitask.MaxFileSize(lim.maxFile), clitask.MaxTotalSize(lim.maxTotal))
 	}
 	if err == nil {
 		// Valid, but a pattern that is not a regular expression is matched

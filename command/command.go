@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/report"
 )
 
 // Exit codes.
@@ -182,7 +183,7 @@ func Main(ctx context.Context, args []string, cfg Config) int {
 func run(ctx context.Context, c *cli, args []string) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
-			fmt.Fprintf(c.stderr, "assay: internal error: %v\n", p)
+			c.eprintf("assay: internal error: %v", p)
 			code = exitUsage
 		}
 	}()
@@ -226,7 +227,16 @@ func usage(w io.Writer) {
 
 // badInput prints a message to stderr and returns exit code 2.
 func (c *cli) badInput(format string, args ...any) int {
-	msg := fmt.Sprintf(format, args...)
-	fmt.Fprintln(c.stderr, "assay: "+strings.TrimRight(msg, "\n"))
+	c.eprintf("assay: "+format, args...)
 	return exitUsage
+}
+
+// eprintf prints one line to stderr, escaped as text reports are (rule 23,
+// report.Escape): the messages name run folders, models, files and
+// errors that quote inputs, agents and servers, and none of them may
+// recolour the terminal or forge a second line. A message is one line by
+// design, so a newline in it is written as \n.
+func (c *cli) eprintf(format string, args ...any) {
+	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+	fmt.Fprintln(c.stderr, report.Escape(msg))
 }

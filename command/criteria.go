@@ -49,7 +49,7 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 		criteriaUsage(c.usageOut(c.stdout))
 		return exitOK
 	default:
-		fmt.Fprintf(c.stderr, "assay criteria: unknown subcommand %q\n", sub)
+		c.eprintf("assay criteria: unknown subcommand %q", sub)
 		criteriaUsage(c.usageOut(c.stderr))
 		return exitUsage
 	}
@@ -146,7 +146,7 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 					_ = writeJSON(c.stdout, made)
 				}
 				if createList {
-					fmt.Fprintf(c.stderr, "assay: %s: item %d of %d failed; %d created before it (printed above)\n", name, i, len(creates), len(made))
+					c.eprintf("assay: %s: item %d of %d failed; %d created before it (printed above)", name, i, len(creates), len(made))
 				}
 				return c.criteriaFailure(name, err)
 			}
@@ -179,7 +179,7 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 		}{pos[0], true}
 	}
 	if err := writeJSON(c.stdout, out); err != nil {
-		fmt.Fprintf(c.stderr, "assay: %s: writing output: %v\n", name, err)
+		c.eprintf("assay: %s: writing output: %v", name, err)
 		return exitUsage
 	}
 	return exitOK
@@ -291,13 +291,12 @@ func (c *cli) criteriaFailure(name string, err error) int {
 		if apiErr.RequestID != "" {
 			fmt.Fprintf(&b, " (request id %s)", apiErr.RequestID)
 		}
-		b.WriteString("\n")
+		c.eprintf("%s", b.String())
 		for _, d := range apiErr.Details {
-			fmt.Fprintf(&b, "  %s\n", d)
+			c.eprintf("  %s", d)
 		}
-		io.WriteString(c.stderr, b.String())
 		return exitFail
 	}
-	fmt.Fprintf(c.stderr, "assay: %s: %s\n", name, strings.TrimPrefix(err.Error(), "client: "))
+	c.eprintf("assay: %s: %s", name, strings.TrimPrefix(err.Error(), "client: "))
 	return exitFail
 }

@@ -64,6 +64,11 @@
 //   - A file is a criteria file in YAML when its name ends in .yaml or .yml,
 //     or its first line that is not blank or a comment does not start with
 //     [ or {. validate classifies by content whatever the syntax.
+//   - validate reads as eval does (rule 17): --max-file-size caps each file
+//     it is given and each task file a suite includes, --max-total-size a
+//     suite's includes in all (each name read counts: hard links too). A
+//     file over a cap is named as what it is (an input, a suite or task
+//     file), not as evidence.
 //   - validate checks what schemas cannot, for every criterion whatever
 //     else is wrong with it: duplicate ids and paths that can never match
 //     are problems; a cli pattern that is not a regular expression is a
@@ -85,6 +90,13 @@
 //     in usage text, in version's first line and at the start of every
 //     message line on stderr ("mykinds: eval: ..."): a team's own command
 //     names itself everywhere a user reads it.
+//   - Every message on stderr is one line written through report.Escape
+//     (rule 23), whole: run folder and model names, file names and errors
+//     quoting inputs, agents or servers are written with control
+//     characters escaped and a newline as 
+. An API error's details are
+//     each a line of their own, escaped alike. validate's "FILE: valid" on
+//     stdout escapes the name too.
 //
 // # assay run
 //

@@ -144,7 +144,7 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 	defer env.Close()
 	c.warnSandbox(snapshot, f.sandbox)
 	if w := assert.ScopeWarning(criteria, entity); w != "" {
-		fmt.Fprintf(c.stderr, "assay: eval: warning: %s\n", w)
+		c.eprintf("assay: eval: warning: %s", w)
 	}
 	evalCtx, cancel := withEvalTimeout(ctx, f.timeout)
 	defer cancel()
@@ -157,18 +157,18 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 		if f.entity == "" {
 			from = filepath.Join(f.sandbox, "run.json")
 		}
-		fmt.Fprintf(c.stderr, "assay: eval: %d of %d criteria skipped: scoped to another input entity than %q (from %s)\n",
+		c.eprintf("assay: eval: %d of %d criteria skipped: scoped to another input entity than %q (from %s)",
 			result.Counts.Skipped, len(criteria), result.Entity, from)
 	}
 	if err := report.WriteTask(c.stdout, format, result, c.textOptions(f.noColor)); err != nil {
 		return c.badInput("eval: writing output: %v", err)
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintf(c.stderr, "assay: eval: interrupted: %v\n", ctx.Err())
+		c.eprintf("assay: eval: interrupted: %v", ctx.Err())
 		return exitFail
 	}
 	if evalCtx.Err() != nil {
-		fmt.Fprintf(c.stderr, "assay: eval: warning: %v; the checks unfinished then report an error\n", context.Cause(evalCtx))
+		c.eprintf("assay: eval: warning: %v; the checks unfinished then report an error", context.Cause(evalCtx))
 	}
 	return exitForVerdict(result.Verdict)
 }
@@ -271,7 +271,7 @@ func (c *cli) loadSandbox(dir string, f evalFlags) (*assert.Env, error) {
 // misconfiguration that would otherwise read as "the agent failed".
 func (c *cli) warnSandbox(snapshot fs.FS, dir string) {
 	if len(sandbox.Present(snapshot)) == 0 {
-		fmt.Fprintf(c.stderr, "assay: eval: warning: %s holds none of the evidence folders %s; every check that needs evidence will report an error\n",
+		c.eprintf("assay: eval: warning: %s holds none of the evidence folders %s; every check that needs evidence will report an error",
 			dir, strings.Join(sandbox.Folders(), ", "))
 	}
 }
@@ -289,11 +289,24 @@ func readInputFile(path string, limit int64) ([]byte, error) {
 		var fe *check.FileError
 		if errors.As(err, &fe) {
 			fe.Path = path
+			if errors.Is(err, check.ErrTooLarge) {
+				return nil, inputTooLarge{fe}
+			}
 		}
 		return nil, err
 	}
 	return data, nil
 }
+
+// inputTooLarge is a file named on the command line over the cap, worded
+// as what it is (criteria, a suite), not as an evidence file.
+type inputTooLarge struct{ *check.FileError }
+
+func (e inputTooLarge) Error() string {
+	return fmt.Sprintf("%s: %d bytes is over the %d-byte cap on one input file", e.Path, e.Size, e.Limit)
+}
+
+func (e inputTooLarge) Unwrap() error { return e.FileError }
 
 // hostFS is the folder dir as an fs.FS that follows links wherever they
 // lead (a file a user names may be a link anywhere) but, like check.DirFS,

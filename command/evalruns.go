@@ -184,7 +184,7 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 		return c.badInput("eval: --runs: %v", err)
 	}
 	if len(others) > 0 {
-		fmt.Fprintf(c.stderr, "assay: eval: warning: %s: %d %s not a run folder, left out: %s\n", f.runs, len(others),
+		c.eprintf("assay: eval: warning: %s: %d %s not a run folder, left out: %s", f.runs, len(others),
 			pluralWord(len(others), "entry is", "entries are"), quoteList(others))
 	}
 	var plans evalPlans
@@ -254,7 +254,7 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 	}
 	for _, r := range runs {
 		if w := assert.ScopeWarning(plans.criteria[r.plan], entities[r.entity]); w != "" {
-			fmt.Fprintf(c.stderr, "assay: eval: warning: run %s: %s\n", r.name, w)
+			c.eprintf("assay: eval: warning: run %s: %s", r.name, w)
 			break
 		}
 	}
@@ -277,7 +277,7 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 		env, err := c.loadSandbox(filepath.Join(f.runs, r.name, "sandbox"), f)
 		if err != nil {
 			// The folder was checked; it went away or changed since.
-			fmt.Fprintf(c.stderr, "assay: eval: run %s: %v\n", r.name, err)
+			c.eprintf("assay: eval: run %s: %v", r.name, err)
 			env = assert.NewEnv()
 		}
 		evalCtx, cancel := withEvalTimeout(ctx, f.timeout)
@@ -299,7 +299,7 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 		})
 	prog.done()
 	if ctx.Err() != nil {
-		fmt.Fprintf(c.stderr, "assay: eval: interrupted: %v\n", ctx.Err())
+		c.eprintf("assay: eval: interrupted: %v", ctx.Err())
 		return exitFail
 	}
 	bm, err := bw.Close()
@@ -307,7 +307,7 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 		return c.badInput("eval: writing output: %v", err)
 	}
 	if skippedRuns > 0 {
-		fmt.Fprintf(c.stderr, "assay: eval: in %d of %d runs, criteria scoped to another input entity were skipped (counts.skipped of each run)\n",
+		c.eprintf("assay: eval: in %d of %d runs, criteria scoped to another input entity were skipped (counts.skipped of each run)",
 			skippedRuns, len(runs))
 	}
 	return exitForVerdict(bm.Verdict)

@@ -27,7 +27,7 @@ func parseFlags(fs *flag.FlagSet, c *cli, args []string) (positional []string, o
 				printUsage(c.usageOut(c.stdout), fs)
 				return nil, false
 			}
-			fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
+			c.eprintf("%s: %v", fs.Name(), err)
 			printUsage(c.usageOut(c.stderr), fs)
 			return nil, false
 		}

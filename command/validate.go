@@ -13,6 +13,7 @@ import (
 	"github.com/assaykit/assay/internal/jsonvalue"
 	"github.com/assaykit/assay/internal/strictjson"
 	"github.com/assaykit/assay/payer"
+	"github.com/assaykit/assay/report"
 	"github.com/assaykit/assay/serve"
 	"github.com/tidwall/gjson"
 )
@@ -50,11 +51,17 @@ func (p problem) String() string {
 
 // yamlValidator validates YAML documents: suite files (a mapping with
 // tasks) and task files (a list of tasks). The cli-bench file contributes it.
-var yamlValidator func(path string, data []byte) []problem
+var yamlValidator func(path string, data []byte, lim readLimits) []problem
+
+// readLimits are what validate reads: each file named or included at most
+// maxFile bytes, a suite's includes at most maxTotal bytes in all.
+type readLimits struct{ maxFile, maxTotal int64 }
 
 func runValidate(_ context.Context, c *cli, args []string) int {
 	fs := newFlags("validate", c)
-	maxFileSize := fs.Int64("max-file-size", check.DefaultMaxFileSize, "the most `BYTES` read from one file")
+	var lim readLimits
+	fs.Int64Var(&lim.maxFile, "max-file-size", check.DefaultMaxFileSize, "the most `BYTES` read from one file (one named, or one a suite includes)")
+	fs.Int64Var(&lim.maxTotal, "max-total-size", check.DefaultMaxTotalSize, "the most `BYTES` read from a suite's included task files in all")
 	files, ok := parseFlags(fs, c, args)
 	if !ok {
 		return exitUsage
@@ -65,12 +72,12 @@ func runValidate(_ context.Context, c *cli, args []string) int {
 	code := exitOK
 	for _, f := range files {
 		valid := true
-		for _, p := range validateFile(f, *maxFileSize) {
-			fmt.Fprintln(c.stderr, p)
+		for _, p := range validateFile(f, lim) {
+			c.eprintf("%s", p)
 			valid = valid && p.warning
 		}
 		if valid {
-			fmt.Fprintf(c.stdout, "%s: valid\n", f)
+			fmt.Fprintf(c.stdout, "%s: valid\n", report.Escape(f))
 			continue
 		}
 		code = exitUsage
@@ -79,11 +86,11 @@ func runValidate(_ context.Context, c *cli, args []string) int {
 }
 
 // validateFile reads a file as eval reads its inputs (a regular file, at
-// most limit bytes: a FIFO or device is a problem, never a hang) and
+// most lim.maxFile bytes: a FIFO or device is a problem, never a hang) and
 // reports every problem in it. What a file is, is told by its content
 // (rule 13), whether it is written in JSON or YAML.
-func validateFile(path string, limit int64) []problem {
-	data, err := readInputFile(path, limit)
+func validateFile(path string, lim readLimits) []problem {
+	data, err := readInputFile(path, lim.maxFile)
 	if err != nil {
 		return []problem{{file: path, message: err.Error()}}
 	}
@@ -101,7 +108,7 @@ func validateFile(path string, limit int64) []problem {
 	v := gjson.ParseBytes(js)
 	switch {
 	case v.IsObject() && v.Get("tasks").Exists(), v.IsArray() && !v.Get("0.assertion").Exists():
-		return validateYAML(path, data)
+		return validateYAML(path, data, lim)
 	case v.IsObject() && v.Get("data").Exists(), v.IsArray():
 		return validateCriteriaJSON(path, js, pos, false)
 	case v.IsObject() && v.Get("assertion").Exists():
@@ -117,11 +124,11 @@ func validateFile(path string, limit int64) []problem {
 
 // validateYAML validates a suite or task file through the cli-bench
 // validator.
-func validateYAML(path string, data []byte) []problem {
+func validateYAML(path string, data []byte, lim readLimits) []problem {
 	if yamlValidator == nil {
 		return []problem{{file: path, message: "cli-bench suite validation is not built into this assay"}}
 	}
-	return yamlValidator(path, data)
+	return yamlValidator(path, data, lim)
 }
 
 // foreignProblems validates a file with its own parser (a payer policy, a

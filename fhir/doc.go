@@ -90,7 +90,11 @@
 // URL-escaped), from each response's body, status line and headers before
 // anything reads them, and from every error: an OperationOutcome, an HTML
 // error page or a resource that echoes the Authorization header puts
-// "[REDACTED]" into details and evidence, never the token.
+// "[REDACTED]" into details and evidence, never the token. BackendServices
+// scrubs the same way what proves the client's identity (ClientSecret, as
+// written and as sent, the Basic credentials in base64, the signed
+// assertion) from its errors and TokenError's Body, so a token endpoint
+// that echoes them gets none into a search's error either.
 //
 // # The store
 //

@@ -2,10 +2,16 @@ package fhir_test
 
 import (
 	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -148,6 +154,68 @@ func TestClientRedactsToken(t *testing.T) {
 		}
 		if !strings.Contains(dump, origin.Redacted) {
 			t.Errorf("%s: nothing was redacted: %s", path, dump)
+		}
+	}
+}
+
+// TestBackendServicesRedactsCredentials: a token endpoint that echoes what
+// proves the client's identity (the client secret, raw and as sent, the
+// Basic header, the signed assertion) in its refusal gets none of it into
+// the TokenError, nor into the search error that wraps it (DESIGN.md
+// section 12 rule 18).
+func TestBackendServicesRedactsCredentials(t *testing.T) {
+	const clientSecret = "CLIENT/secret+xyz123"
+	ecKey, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	var lastAssertion atomic.Value
+	mux := http.NewServeMux()
+	echo := func(r *http.Request) string {
+		r.ParseForm()
+		lastAssertion.Store(r.Form.Get("client_assertion"))
+		_, pass, _ := r.BasicAuth()
+		return fmt.Sprintf("bad %s %s %s %s", pass, r.Header.Get("Authorization"), r.Form.Get("client_assertion"), clientSecret)
+	}
+	mux.HandleFunc("/refuse/token", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(401)
+		fmt.Fprintf(w, `{"error":"invalid_client","error_description":%q}`, echo(r))
+	})
+	mux.HandleFunc("/garbled/token", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "<html>%s</html>", echo(r))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for _, path := range []string{"/refuse", "/garbled"} {
+		for _, key := range []crypto.Signer{nil, ecKey} {
+			name := fmt.Sprintf("%s key=%v", path, key != nil)
+			ts := &fhir.BackendServices{TokenURL: srv.URL + path + "/token", ClientID: "id", Key: key, ClientSecret: clientSecret}
+			_, terr := ts.Token(context.Background())
+			var te *fhir.TokenError
+			if !errors.As(terr, &te) {
+				t.Fatalf("%s: %v, want a TokenError", name, terr)
+			}
+			c, _ := fhir.NewClient(srv.URL+"/fhir", fhir.WithTokenSource(ts), fhir.WithRetryPolicy(fastRetry()))
+			_, serr := c.Search(context.Background(), "Patient", nil)
+			if !errors.As(serr, &te) {
+				t.Fatalf("%s: search: %v, want a TokenError", name, serr)
+			}
+			dump := fmt.Sprintf("%v %+v %#v %v %#v", terr, te, te, serr, serr)
+			leaks := []string{clientSecret, "xyz123", url.QueryEscape(clientSecret),
+				base64.StdEncoding.EncodeToString([]byte("id:" + url.QueryEscape(clientSecret)))}
+			if key != nil {
+				a, _ := lastAssertion.Load().(string)
+				if a == "" {
+					t.Fatalf("%s: no assertion was sent", name)
+				}
+				leaks = append(leaks, a, a[len(a)-40:])
+			}
+			for _, leak := range leaks {
+				if strings.Contains(dump, leak) {
+					t.Errorf("%s: %q is reported: %s", name, leak, dump)
+				}
+			}
+			if !strings.Contains(dump, origin.Redacted) {
+				t.Errorf("%s: nothing was redacted: %s", name, dump)
+			}
 		}
 	}
 }

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/assaykit/assay/internal/origin"
 )
 
 // TokenSource gives the bearer token of a request.
@@ -63,7 +65,9 @@ type BackendServices struct {
 // TokenError is a token endpoint's refusal.
 type TokenError struct {
 	StatusCode int
-	Body       string
+	// Body is the start of what the endpoint answered (200 bytes at
+	// most), with the client's credentials scrubbed.
+	Body string
 }
 
 func (e *TokenError) Error() string {
@@ -99,8 +103,14 @@ func (b *BackendServices) Token(ctx context.Context) (string, error) {
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
+	// What the request carries that proves who the client is is scrubbed
+	// from what the endpoint sends back (DESIGN.md section 12 rule 18).
+	secret := origin.NewSecret(form.Get("client_assertion"), b.ClientSecret)
 	if b.Key == nil {
-		req.SetBasicAuth(url.QueryEscape(b.ClientID), url.QueryEscape(b.ClientSecret))
+		user, pass := url.QueryEscape(b.ClientID), url.QueryEscape(b.ClientSecret)
+		req.SetBasicAuth(user, pass)
+		secret.Add(pass)
+		secret.Add(base64.StdEncoding.EncodeToString([]byte(user + ":" + pass)))
 	}
 	hc := b.HTTPClient
 	if hc == nil {
@@ -108,22 +118,27 @@ func (b *BackendServices) Token(ctx context.Context) (string, error) {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("token endpoint: %w", err)
+		return "", secret.Error(fmt.Errorf("token endpoint: %w", err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return "", fmt.Errorf("token endpoint: %w", err)
+		return "", secret.Error(fmt.Errorf("token endpoint: %w", err))
+	}
+	refused := func() error {
+		// Scrubbed whole, then cut: a cut first could split a credential.
+		clean := secret.RedactBytes(body)
+		return &TokenError{StatusCode: resp.StatusCode, Body: string(clean[:min(len(clean), 200)])}
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", &TokenError{StatusCode: resp.StatusCode, Body: string(body[:min(len(body), 200)])}
+		return "", refused()
 	}
 	var tr struct {
 		AccessToken string `json:"access_token"`
 		ExpiresIn   int64  `json:"expires_in"`
 	}
 	if err := json.Unmarshal(body, &tr); err != nil || tr.AccessToken == "" {
-		return "", &TokenError{StatusCode: resp.StatusCode, Body: string(body[:min(len(body), 200)])}
+		return "", refused()
 	}
 	if tr.ExpiresIn <= 0 {
 		tr.ExpiresIn = 300

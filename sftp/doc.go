@@ -137,5 +137,13 @@
 //     mismatch. An empty Config.Root is the login folder; the root is
 //     resolved with the server's realpath and must be a folder.
 //   - URLSource with a password in the URL uses it; the password never
-//     appears in messages.
+//     appears in messages. An Endpoint scrubs every password given through
+//     PasswordAuth (which URLSource uses) from all it reports: its errors,
+//     server-sent status messages included, and the names, link targets and
+//     problems of entries (DESIGN.md section 12 rule 18), in every spelling
+//     origin.Secret knows. A password shorter than 6 bytes is not scrubbed
+//     from server text (it would mangle every message), and one given
+//     through ssh.Password directly cannot be seen. A file whose name holds
+//     the password is reported under the scrubbed name, so a check cannot
+//     read it: the rule's price.
 package sftp

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/internal/filekind"
+	"github.com/assaykit/assay/internal/origin"
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
@@ -99,8 +101,23 @@ func (e *HostKeyError) Error() string {
 // Unwrap returns ErrUnknownHost or ErrHostKeyMismatch.
 func (e *HostKeyError) Unwrap() error { return e.Err }
 
-// PasswordAuth authenticates with a password.
-func PasswordAuth(password string) ssh.AuthMethod { return ssh.Password(password) }
+// PasswordAuth authenticates with a password. An Endpoint scrubs a
+// password given this way from everything it reports, server-sent text
+// included (a password given through ssh.Password directly it cannot see).
+func PasswordAuth(password string) ssh.AuthMethod {
+	return passwordAuth{AuthMethod: ssh.Password(password), password: password}
+}
+
+// passwordAuth is ssh.Password that remembers its password, so that an
+// Endpoint can scrub it (DESIGN.md section 12 rule 18). Printing one shows
+// no password.
+type passwordAuth struct {
+	ssh.AuthMethod
+	password string
+}
+
+func (passwordAuth) String() string   { return "password " + origin.Redacted }
+func (passwordAuth) GoString() string { return "password " + origin.Redacted }
 
 // KeyAuth authenticates with a PEM or OpenSSH private key; passphrase may
 // be nil for an unencrypted key.
@@ -164,6 +181,11 @@ func AgentAuth() ssh.AuthMethod {
 func ParseURL(raw string) (Config, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
+		// url.Parse's error quotes the whole URL, password included.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return Config{}, fmt.Errorf("sftp url: %w", err)
 	}
 	if u.Scheme != "sftp" {
@@ -193,9 +215,10 @@ func ParseURL(raw string) (Config, error) {
 // the tree report status error. Call Refresh to read the tree anew (a new
 // evaluation of a changed tree) and Close when done.
 type Endpoint struct {
-	cfg  Config
-	host hostKeys
-	url  string
+	cfg    Config
+	host   hostKeys
+	url    string
+	secret *origin.Secret // the passwords of cfg.Auth, scrubbed from what is reported
 
 	listMu  sync.Mutex // held while the listing channel is opened
 	mu      sync.Mutex
@@ -239,7 +262,12 @@ func Open(cfg Config) (*Endpoint, error) {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 2 * time.Minute
 	}
-	e := &Endpoint{cfg: cfg}
+	e := &Endpoint{cfg: cfg, secret: origin.NewSecret()}
+	for _, a := range cfg.Auth {
+		if pa, ok := a.(passwordAuth); ok {
+			e.secret.Add(pa.password)
+		}
+	}
 	e.url = "sftp://" + cfg.User + "@" + cfg.Addr + "/" + strings.TrimPrefix(cfg.Root, "/")
 	hk, err := hostKeyCheck(cfg)
 	if err != nil {
@@ -258,7 +286,7 @@ func Dial(ctx context.Context, cfg Config) (*Endpoint, error) {
 		return nil, err
 	}
 	if _, err := e.connect(ctx); err != nil {
-		return nil, err
+		return nil, e.secret.Error(err)
 	}
 	return e, nil
 }
@@ -306,19 +334,49 @@ func (e *Endpoint) current() *tree {
 	return e.tree
 }
 
-// Stat implements Source.
+// Stat implements Source; what the server sent (errors, names, link
+// targets) is reported with the password scrubbed.
 func (e *Endpoint) Stat(ctx context.Context, name string) (Entry, error) {
-	return e.current().Stat(ctx, name)
+	en, err := e.current().Stat(ctx, name)
+	return e.scrub(en), e.secret.Error(err)
 }
 
-// Walk implements Source.
+// Walk implements Source; what the server sent is reported with the
+// password scrubbed.
 func (e *Endpoint) Walk(ctx context.Context, dir string) ([]Entry, error) {
-	return e.current().Walk(ctx, dir)
+	entries, err := e.current().Walk(ctx, dir)
+	if err != nil || len(e.secret.Forms()) == 0 {
+		return entries, e.secret.Error(err)
+	}
+	// The tree shares its listings between checks: copy before scrubbing.
+	var out []Entry
+	for i, en := range entries {
+		if clean := e.scrub(en); clean != en {
+			if out == nil {
+				out = slices.Clone(entries)
+			}
+			out[i] = clean
+		}
+	}
+	if out == nil {
+		return entries, nil
+	}
+	return out, nil
 }
 
-// ReadFile implements Source.
+// scrub returns en with the password removed from its server-sent strings.
+func (e *Endpoint) scrub(en Entry) Entry {
+	en.Path = e.secret.Redact(en.Path)
+	en.Target = e.secret.Redact(en.Target)
+	en.Problem = e.secret.Redact(en.Problem)
+	return en
+}
+
+// ReadFile implements Source; an error is reported with the password
+// scrubbed.
 func (e *Endpoint) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
-	return e.current().ReadFile(ctx, name, limit)
+	data, err := e.current().ReadFile(ctx, name, limit)
+	return data, e.secret.Error(err)
 }
 
 // probeKey is a public key of a type no known_hosts line has; checking it

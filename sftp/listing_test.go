@@ -84,6 +84,16 @@ func (d dirInfo) Sys() any           { return nil }
 // Endpoint config that reaches it.
 func serveBig(t testing.TB, folder *bigFolder) sftp.Config {
 	t.Helper()
+	handlers := pkgsftp.InMemHandler()
+	handlers.FileList = folder
+	return serveHandlers(t, handlers)
+}
+
+// serveHandlers runs an SSH/SFTP server of handlers on 127.0.0.1 that
+// takes any password, and returns an Endpoint config that reaches it with
+// the password "p".
+func serveHandlers(t testing.TB, handlers pkgsftp.Handlers) sftp.Config {
+	t.Helper()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	signer, err := ssh.NewSignerFromKey(priv)
 	if err != nil {
@@ -96,8 +106,6 @@ func serveBig(t testing.TB, folder *bigFolder) sftp.Config {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	handlers := pkgsftp.InMemHandler()
-	handlers.FileList = folder
 	go func() {
 		for {
 			c, err := ln.Accept()
