@@ -93,8 +93,7 @@
 //   - Every message on stderr is one line written through report.Escape
 //     (rule 23), whole: run folder and model names, file names and errors
 //     quoting inputs, agents or servers are written with control
-//     characters escaped and a newline as 
-. An API error's details are
+//     characters escaped and a newline as \n. An API error's details are
 //     each a line of their own, escaped alike. validate's "FILE: valid" on
 //     stdout escapes the name too.
 //
