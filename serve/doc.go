@@ -73,4 +73,16 @@
 //     it held.
 //   - A run's clock is UTC and moves with real time from its start; clock
 //     calls move it forward only.
+//   - Bad input is recorded as an event (13.11), on the run it was aimed
+//     at. A request on an active run that the frame refuses before any
+//     simulator sees it (401: another run's token, none, a wrong one;
+//     404: an endpoint the run does not have) is a request_refused event
+//     of sim "run", {method, path, status, error}: 13.10 gives the frame
+//     no type for it, and these are fhir_request's fields with the
+//     reason said. path is below the run's base; the token is never
+//     written. It goes on the run the path names, never on the run whose
+//     token was sent. A simulator records its own refusals in its own
+//     event type with "status" and "error" fields (hl7_outbound with a
+//     null ack_code, sftp_op; see their packages). assay schema events
+//     describes these fields.
 package serve
