@@ -118,6 +118,8 @@
 //     a lack of descriptors). A login names no reason for its failure; a
 //     password never appears in a message or a log. The host key is a
 //     fresh ed25519 key per sandbox.
-//   - The sftp endpoint's HOST:PORT is the listener's bound address: with
-//     --listen 0.0.0.0 it reads 0.0.0.0:PORT, as the ready line does.
+//   - The sftp endpoint's HOST:PORT is the sandbox's public URL's host
+//     with the listener's bound port (sim.PublicAddr), as the ready line's
+//     sftp is: with --listen 0.0.0.0 --public-url URL an agent reaches it
+//     where it reaches the HTTP endpoints, not at the bound [::]:PORT.
 package filesim

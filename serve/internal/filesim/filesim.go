@@ -150,7 +150,7 @@ func (rf *runFiles) Mounts() []string { return []string{"files"} }
 func (rf *runFiles) Endpoints(base string, into map[string]string) {
 	into["files"] = base + "/files"
 	if addr := rf.sim.addr(); addr != "" {
-		into["sftp"] = "sftp://" + rf.user + "@" + addr + "/"
+		into["sftp"] = "sftp://" + rf.user + "@" + sim.PublicAddr(base, addr) + "/"
 	}
 }
 

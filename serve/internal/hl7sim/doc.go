@@ -73,6 +73,8 @@
 //     captured more than 9999 messages, so that name order stays arrival
 //     order. A frame holding a batch writes one file per message (each as
 //     received, without the batch's header and trailer).
-//   - hl7_mllp is the address the port is bound to: with --listen 0.0.0.0
-//     it reads 0.0.0.0:PORT, as the sandbox's own ready line does.
+//   - hl7_mllp is the public URL's host with the port's bound port
+//     (sim.PublicAddr): with --listen 0.0.0.0 --public-url URL it names
+//     URL's host, as the HTTP endpoints and the ready line's sftp do, not
+//     the bound [::]:PORT.
 package hl7sim

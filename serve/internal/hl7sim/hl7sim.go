@@ -134,7 +134,7 @@ func (rs *runSim) Mounts() []string { return []string{"hl7"} }
 func (rs *runSim) Endpoints(base string, into map[string]string) {
 	into["hl7_outbound"] = base + "/hl7/outbound"
 	into["hl7_inbox"] = base + "/hl7/inbox"
-	into["hl7_mllp"] = rs.addr
+	into["hl7_mllp"] = sim.PublicAddr(base, rs.addr)
 }
 
 // Attach gives the run's captured messages (and rejects) as the hl7
