@@ -162,7 +162,7 @@ func New(seed fs.FS, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.policy = policy
-	sims, err := buildSims(seed)
+	sims, err := buildSims(seed, opts.Clock)
 	if err != nil {
 		return nil, err
 	}
