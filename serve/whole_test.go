@@ -3,10 +3,12 @@ package serve_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -166,5 +168,58 @@ func TestSeedLoadedAtTheClock(t *testing.T) {
 	t2, _ := time.Parse(time.RFC3339Nano, lastUpdated(v2))
 	if code != 200 || !t2.After(t1) {
 		t.Errorf("update: %d, lastUpdated %s after version 1's %s?", code, lastUpdated(v2), lastUpdated(v1))
+	}
+}
+
+// The hosted platform's run-scoped paths answer as their BASE
+// counterparts, X-Assay-Sandbox: 1 included; a message posted to the
+// hl7/outbound alias is captured by the run.
+func TestHostedAliases(t *testing.T) {
+	srv := servetest.Start(t, fstest.MapFS{"sftp/inbox/a.txt": {Data: []byte("in the inbox")}}, serve.Options{})
+	run, err := srv.NewRun(context.Background(), serve.RunOptions{ID: "al"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alias := srv.URL() + "/v1/benchmark-runs/al"
+	for _, tc := range []struct {
+		method, path, contentType, body string
+		code                            int
+		want                            string
+	}{
+		{"GET", "/fhir/Patient", "", "", 200, `"resourceType":"Bundle"`},
+		{"GET", "/hl7/inbox", "", "", 200, `"data":[]`},
+		{"POST", "/hl7/outbound", "application/json", `{"payload":"MSH|^~\\&|A|B|C|D|20260101000000||ORM^O01|AL-1|P|2.5.1\rPID|1||m1\r"}`, 200, `MSA|AA|AL-1`},
+		{"PUT", "/files/out/b.txt", "", "dropped", 201, `"path":"out/b.txt"`},
+		{"GET", "/files/inbox", "", "", 200, `"path":"inbox/a.txt"`},
+		{"GET", "/files/out/b.txt", "", "", 200, "dropped"},
+		// The seed has no payer policy: the portal says so, through the alias.
+		{"GET", "/portal/", "", "", 503, "The portal is not available"},
+		{"GET", "/notes", "", "", 404, "NOT_FOUND"},
+	} {
+		req, _ := http.NewRequest(tc.method, alias+tc.path, strings.NewReader(tc.body))
+		req.Header.Set("Authorization", "Bearer "+run.Token())
+		if tc.contentType != "" {
+			req.Header.Set("Content-Type", tc.contentType)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		io.Copy(&b, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.code || !strings.Contains(b.String(), tc.want) {
+			t.Errorf("%s %s: %d %.300s, want %d %q", tc.method, tc.path, resp.StatusCode, b.String(), tc.code, tc.want)
+		}
+		if resp.Header.Get("X-Assay-Sandbox") != "1" {
+			t.Errorf("%s %s: no X-Assay-Sandbox: 1", tc.method, tc.path)
+		}
+	}
+	snap, err := run.Complete(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(snap, "hl7", "0001.hl7")); err != nil || !strings.Contains(string(data), "|AL-1|") {
+		t.Errorf("the message posted to the alias was not captured: %q %v", data, err)
 	}
 }
