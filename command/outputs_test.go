@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,6 +177,25 @@ func TestOutputSchemas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Refused requests are events too: a wrong token, a bad path, a
+		// body that carries no HL7 message.
+		for _, r := range []struct{ method, path, token, contentType, body string }{
+			{"GET", "/files/x", "nope", "", ""},
+			{"GET", "/files/a/../../x", run.Token(), "", ""},
+			{"PUT", "/files/ok.txt", run.Token(), "", "x"},
+			{"POST", "/hl7/outbound", run.Token(), "image/png", "x"},
+		} {
+			req, _ := http.NewRequest(r.method, run.BaseURL()+r.path, strings.NewReader(r.body))
+			req.Header.Set("Authorization", "Bearer "+r.token)
+			if r.contentType != "" {
+				req.Header.Set("Content-Type", r.contentType)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
 		snap, err := run.Complete(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -185,7 +205,7 @@ func TestOutputSchemas(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-		if len(lines) < 2 {
+		if len(lines) < 6 {
 			t.Fatalf("events.jsonl: %q", data)
 		}
 		for _, line := range lines {

@@ -14,7 +14,7 @@ import (
 
 // benchSeed writes a seed of n Patients (and the files and HL7 folders of
 // every simulator) and returns its folder.
-func benchSeed(b *testing.B, n int) string {
+func benchSeed(b testing.TB, n int) string {
 	dir := b.TempDir()
 	var buf strings.Builder
 	buf.WriteString(`{"resourceType":"Bundle","type":"collection","entry":[`)

@@ -252,13 +252,13 @@ func (s *Server) serveRun(w http.ResponseWriter, req *http.Request, id, rest str
 		switch req.Method {
 		case http.MethodGet, http.MethodHead:
 			if who == nobody {
-				unauthorized(w, "the operator token or the run's token")
+				r.refused(w, req, rest, "the operator token or the run's token")
 				return
 			}
 			sim.WriteJSON(w, http.StatusOK, r.object())
 		case http.MethodDelete:
 			if who != operator {
-				unauthorized(w, "the operator token")
+				r.refused(w, req, rest, "the operator token")
 				return
 			}
 			if err := s.DeleteRun(id); err != nil {
@@ -275,7 +275,7 @@ func (s *Server) serveRun(w http.ResponseWriter, req *http.Request, id, rest str
 			return
 		}
 		if who == nobody {
-			unauthorized(w, "the operator token or the run's token")
+			r.refused(w, req, rest, "the operator token or the run's token")
 			return
 		}
 		s.serveComplete(w, req, r, who)
@@ -285,7 +285,7 @@ func (s *Server) serveRun(w http.ResponseWriter, req *http.Request, id, rest str
 			return
 		}
 		if who == nobody {
-			unauthorized(w, "the operator token or the run's token")
+			r.refused(w, req, rest, "the operator token or the run's token")
 			return
 		}
 		s.serveEvents(w, req, r)
@@ -295,7 +295,7 @@ func (s *Server) serveRun(w http.ResponseWriter, req *http.Request, id, rest str
 			return
 		}
 		if who != operator {
-			unauthorized(w, "the operator token")
+			r.refused(w, req, rest, "the operator token")
 			return
 		}
 		s.serveClock(w, req, r)
@@ -312,7 +312,7 @@ func (s *Server) serveSimulator(w http.ResponseWriter, req *http.Request, r *Run
 		public = true
 	}
 	if who == nobody && !public {
-		unauthorized(w, "the run's token")
+		r.refused(w, req, rest, "the run's token")
 		return
 	}
 	if !r.enter() {

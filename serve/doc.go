@@ -22,6 +22,7 @@
 //	POST   /runs                  {"id"?, "entity"?, "clock"?}: 201 and the run object
 //	GET    /runs, /runs/ID        {"data": [RUN...]}, or one run object
 //	POST   /runs/ID/complete      {"scored"?}: the snapshot's path, and a result with --criteria
+//	                              (only {score, verdict} when scored or with the run's own token)
 //	DELETE /runs/ID               204: an active run is discarded
 //	GET    /runs/ID/events        ?after=N&limit=M: {"data": [...], "next": SEQ or null}
 //	POST   /runs/ID/clock         {"advance": "48h"} or {"set": RFC3339}: {"now"}
@@ -176,4 +177,23 @@
 //     it held.
 //   - A run's clock is UTC and moves with real time from its start; clock
 //     calls move it forward only.
+//   - complete called with the run's own token always answers the short
+//     result, {"score", "verdict"}, even with {"scored": false} or no
+//     body; only the operator's token gets the full task result, unless it
+//     sends {"scored": true}. 13.2 ties the short form to scored: true,
+//     but gives its reason, "an agent that completes its own run learns
+//     nothing of the rubric": the run's token is the agent's, and the
+//     full result would show it every criterion.
+//   - Bad input is recorded as an event (13.11), on the run it was aimed
+//     at. A request on an active run that the frame refuses before any
+//     simulator sees it (401: another run's token, none, a wrong one;
+//     404: an endpoint the run does not have) is a request_refused event
+//     of sim "run", {method, path, status, error}: 13.10 gives the frame
+//     no type for it, and these are fhir_request's fields with the
+//     reason said. path is below the run's base; the token is never
+//     written. It goes on the run the path names, never on the run whose
+//     token was sent. A simulator records its own refusals in its own
+//     event type with "status" and "error" fields (hl7_outbound with a
+//     null ack_code, sftp_op; see their packages). assay schema events
+//     describes these fields.
 package serve

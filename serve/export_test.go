@@ -2,6 +2,7 @@ package serve
 
 import (
 	"io/fs"
+	"time"
 
 	"github.com/assaykit/assay/serve/internal/sim"
 )
@@ -10,6 +11,6 @@ import (
 // that restores them.
 func SetSimulators(list ...func(fs.FS) (sim.Sim, error)) (restore func()) {
 	old := simulators
-	simulators = list
+	simulators = func(time.Time) []func(fs.FS) (sim.Sim, error) { return list }
 	return func() { simulators = old }
 }

@@ -258,10 +258,24 @@ func TestRunLifecycle(t *testing.T) {
 			t.Errorf("manifest lacks %s: %s", f, data)
 		}
 	}
+	// Events: created, the write, the four requests refused 401 (bad
+	// input, recorded on the run they aimed at, never with the token),
+	// the clock, completed.
 	events, _ := os.ReadFile(filepath.Join(snap, "events.jsonl"))
 	lines := strings.Split(strings.TrimSpace(string(events)), "\n")
-	if len(lines) != 4 || !strings.Contains(lines[3], `"phase":"completed"`) || !strings.HasPrefix(lines[0], `{"seq":1,"time":"2026-03-01T09:00:00.000Z","sim":"run","type":"run_phase","phase":"created"}`) {
+	refused := `"sim":"run","type":"request_refused","method":"POST","path":"/notes/b","status":401,"error":`
+	if len(lines) != 8 || !strings.Contains(lines[7], `"phase":"completed"`) || !strings.HasPrefix(lines[0], `{"seq":1,"time":"2026-03-01T09:00:00.000Z","sim":"run","type":"run_phase","phase":"created"}`) ||
+		!strings.Contains(lines[2], refused) || !strings.Contains(lines[3], refused) || !strings.Contains(lines[4], refused) ||
+		!strings.Contains(lines[5], `"type":"request_refused","method":"POST","path":"/clock","status":401`) || strings.Contains(string(events), other["token"].(string)) {
 		t.Errorf("events.jsonl:\n%s", events)
+	}
+	// The other run, whose token was used, recorded nothing of it; an
+	// endpoint the run does not have is a refusal of its own.
+	if code, _ := h.do("GET", "/runs/r2/nowhere", other["token"].(string), ""); code != 404 {
+		t.Errorf("GET of an endpoint the run lacks: %d", code)
+	}
+	if _, out := h.do("GET", "/runs/r2/events", h.srv.Token(), ""); strings.Count(out, `"seq"`) != 2 || !strings.Contains(out, `"type":"request_refused","method":"GET","path":"/nowhere","status":404`) {
+		t.Errorf("r2's events: %s", out)
 	}
 	// Delete discards an active run; it is 404 after.
 	if code, _ := h.do("DELETE", "/runs/r2", h.srv.Token(), ""); code != 204 {

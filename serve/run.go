@@ -196,6 +196,38 @@ func (r *Run) BaseURL() string { return r.srv.publicURL() + "/runs/" + r.id }
 
 func (r *Run) emit(e sim.Event) { r.events.add(stamp(r.clock.Now()), e) }
 
+// refusedEvent is the request_refused event: a request on the run that
+// the frame turned away before any simulator saw it (another run's token,
+// none, an endpoint the run does not have). 13.10 gives the frame no type
+// for it; its fields follow fhir_request's, with the error said.
+type refusedEvent struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Status int    `json:"status"`
+	Error  string `json:"error"`
+}
+
+// refused answers 401 to a request on r without a token that r takes, and
+// records it on r.
+func (r *Run) refused(w http.ResponseWriter, req *http.Request, rest, need string) {
+	r.recordRefusal(req.Method, "/"+rest, http.StatusUnauthorized, "the request's token is not the run's own or the operator's")
+	unauthorized(w, need)
+}
+
+// recordRefusal records a request the frame refused, while the run is
+// active (a completed run's log is its snapshot's). The path is below the
+// run's base, cut to the 4 KiB an event copies; the token never appears.
+func (r *Run) recordRefusal(method, p string, status int, msg string) {
+	r.mu.Lock()
+	active := r.status == StatusActive && !r.stopping
+	r.mu.Unlock()
+	if !active {
+		return
+	}
+	p = p[:min(len(p), sim.MaxEventBody)]
+	r.emit(sim.Event{Sim: "run", Type: "request_refused", Fields: refusedEvent{Method: method, Path: p, Status: status, Error: msg}})
+}
+
 type clockEvent struct {
 	Now string `json:"now"`
 }
@@ -278,7 +310,9 @@ type portalCred struct {
 func (r *Run) serveSim(w http.ResponseWriter, req *http.Request, mount string) {
 	s := r.mounts[mount]
 	if s == nil {
-		sim.WriteJSONError(w, http.StatusNotFound, "NOT_FOUND", fmt.Sprintf("no endpoint %q under run %s", req.URL.Path, r.id), nil)
+		msg := fmt.Sprintf("no endpoint %q under run %s", req.URL.Path, r.id)
+		r.recordRefusal(req.Method, req.URL.Path, http.StatusNotFound, msg)
+		sim.WriteJSONError(w, http.StatusNotFound, "NOT_FOUND", msg, nil)
 		return
 	}
 	s.ServeHTTP(w, req)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/payer"
@@ -34,20 +35,23 @@ func readPolicy(seed fs.FS) (*payer.Policy, error) {
 	return p, nil
 }
 
-// simulators are the constructors of every simulator, each reading its own
-// part of the seed once.
-var simulators = []func(seed fs.FS) (sim.Sim, error){
-	fhirsim.New,
-	hl7sim.New,
-	filesim.New,
-	portalsim.New,
-	phoneSim,
-	x12sim.New,
+// simulators returns the constructors of every simulator, each reading its
+// own part of the seed once; at is the load time seeded records without a
+// time of their own are stamped with (Options.Clock; zero: the real time).
+var simulators = func(at time.Time) []func(seed fs.FS) (sim.Sim, error) {
+	return []func(seed fs.FS) (sim.Sim, error){
+		fhirsim.NewAt(at),
+		hl7sim.New,
+		filesim.New,
+		portalsim.New,
+		phoneSim,
+		x12sim.New,
+	}
 }
 
-func buildSims(seed fs.FS) ([]sim.Sim, error) {
+func buildSims(seed fs.FS, at time.Time) ([]sim.Sim, error) {
 	var out []sim.Sim
-	for _, build := range simulators {
+	for _, build := range simulators(at) {
 		s, err := build(seed)
 		if err != nil {
 			return nil, err

@@ -162,7 +162,7 @@ func New(seed fs.FS, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.policy = policy
-	sims, err := buildSims(seed)
+	sims, err := buildSims(seed, opts.Clock)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,8 @@ func (s *Server) Token() string { return s.opts.Token }
 // URL returns the public base URL (after Start).
 func (s *Server) URL() string { return s.publicURL() }
 
-// SFTPAddr returns the SSH listener's address, HOST:PORT (after Start).
+// SFTPAddr returns the SSH listener's public address, HOST:PORT (after
+// Start): the public URL's host with the listener's port.
 func (s *Server) SFTPAddr() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -239,6 +240,9 @@ func (s *Server) Start() error {
 	}
 	for len(s.url) > 0 && s.url[len(s.url)-1] == '/' {
 		s.url = s.url[:len(s.url)-1]
+	}
+	if sftpAddr != "" {
+		s.sftpAddr = sim.PublicAddr(s.url, sftpAddr)
 	}
 	s.stopTTL = make(chan struct{})
 	s.mu.Unlock()

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -146,5 +148,61 @@ func TestServeBadUsage(t *testing.T) {
 		if !strings.Contains(stderr.String(), tc.want) || stdout.Len() != 0 {
 			t.Errorf("%v: stderr %q, want %q in it and nothing on stdout (%q)", tc.args, stderr.String(), tc.want, stdout.String())
 		}
+	}
+}
+
+// --port and --sftp-port choose the ports; the ready line's sftp and the
+// run's sftp endpoint name the SSH listener on --sftp-port, which answers
+// with an SSH banner.
+func TestServePorts(t *testing.T) {
+	free := func() int {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		return ln.Addr().(*net.TCPAddr).Port
+	}
+	port, sftpPort := free(), free()
+	cmd := exec.Command(os.Args[0], "serve", "--seed", t.TempDir(), "--out", t.TempDir(), "--run", "r1",
+		"--port", strconv.Itoa(port), "--sftp-port", strconv.Itoa(sftpPort))
+	cmd.Env = append(os.Environ(), "ASSAY_TEST_RUN_MAIN=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() {
+		t.Fatalf("no ready line; stderr: %s", stderr.String())
+	}
+	var ready struct {
+		URL, SFTP string
+		Runs      []struct{ Endpoints map[string]string }
+	}
+	if err := json.Unmarshal(lines.Bytes(), &ready); err != nil || len(ready.Runs) != 1 {
+		t.Fatalf("ready line %q: %v", lines.Text(), err)
+	}
+	sftpAddr := "127.0.0.1:" + strconv.Itoa(sftpPort)
+	if ready.URL != "http://127.0.0.1:"+strconv.Itoa(port) || ready.SFTP != sftpAddr || ready.Runs[0].Endpoints["sftp"] != "sftp://r1@"+sftpAddr+"/" {
+		t.Fatalf("ready line: %s", lines.Text())
+	}
+	c, err := net.DialTimeout("tcp", ready.SFTP, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	banner, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil || !strings.HasPrefix(banner, "SSH-2.0-") {
+		t.Errorf("the sftp address answers %q %v, want an SSH banner", banner, err)
 	}
 }

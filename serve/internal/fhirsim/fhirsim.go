@@ -30,7 +30,9 @@
 //
 //   - The seed's resources keep a meta.lastUpdated they carry; those
 //     without one are stamped with the time the seed was loaded, which is
-//     the same for every run of a server.
+//     the same for every run of a server: the sandbox's --clock when one
+//     is given (NewAt), so that the seed is not later than what runs
+//     write on their clocks, else the real time at start.
 //   - MaxRunBytes counts the seed's resources too: it bounds what a run's
 //     store holds, not what the run added. A write that does not grow the
 //     current resources (a delete, a shorter update) is never refused.
@@ -45,6 +47,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
@@ -61,10 +64,22 @@ type Sim struct {
 	base *fhir.Store
 }
 
-// New loads the seed's fhir/*.json into the base store. A file that cannot
-// be read or loaded is an error naming it (fhir/NAME).
-func New(seed fs.FS) (sim.Sim, error) {
-	base := fhir.NewStore()
+// New loads the seed's fhir/*.json into the base store, stamping the
+// resources without a meta.lastUpdated with the real time. A file that
+// cannot be read or loaded is an error naming it (fhir/NAME).
+func New(seed fs.FS) (sim.Sim, error) { return load(seed, time.Time{}) }
+
+// NewAt is New with the load time at (the zero time: the real time).
+func NewAt(at time.Time) func(seed fs.FS) (sim.Sim, error) {
+	return func(seed fs.FS) (sim.Sim, error) { return load(seed, at) }
+}
+
+func load(seed fs.FS, at time.Time) (sim.Sim, error) {
+	var opts []fhir.StoreOption
+	if !at.IsZero() {
+		opts = append(opts, fhir.WithClock(func() time.Time { return at }))
+	}
+	base := fhir.NewStore(opts...)
 	if _, err := fs.Stat(seed, "fhir"); errors.Is(err, fs.ErrNotExist) {
 		return &Sim{base: base}, nil
 	}

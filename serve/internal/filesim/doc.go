@@ -44,7 +44,9 @@
 // # Events, snapshot, evidence
 //
 // Every change is an sftp_op event {op: write|mkdir|rename|remove, path,
-// size, transport: sftp|http}, in the order the tree changed. The snapshot
+// size, transport: sftp|http}, in the order the tree changed. Bad input is
+// recorded too (DESIGN 13.11): a refused operation is an sftp_op event with
+// "error" (and, over HTTP, "status"), see Decisions. The snapshot
 // writes the final tree, folders included, under sftp/. The run's live
 // evidence (Run.Env) is the tree as it is when a check first reads it.
 //
@@ -73,8 +75,25 @@
 //     the hosted inbox alias); a leading "/" is dropped.
 //   - The folders a PUT makes are mkdir events, before its write event. A rename's event carries "to",
 //     the new path, beside the fields 13.10 lists; size is the file's
-//     size (0 for a folder). Failed operations are not events: the tree
-//     did not change.
+//     size (0 for a folder).
+//   - Refusals are events: 13.11 records every bad input, and 13.10's
+//     sftp_op is the nearest shape, so a refused operation is an sftp_op
+//     event with two more fields, "error" (what was wrong, as the
+//     answer says it, cut to 4 KiB) and over HTTP "status" (the answer's
+//     status). Over HTTP that is every answer of 400 or more except a GET
+//     or HEAD of a file that is not there (a lookup that found nothing is
+//     an answer, not a refusal); op is the method's (GET and HEAD read,
+//     DELETE remove, any other write) and path the path as sent, below
+//     files/. A write's size is the body's when it was read, else 0. Over
+//     SFTP it is every failed change (an upload's open, write or close, a
+//     size set, mkdir, rename, remove), every link request (op link, the
+//     path of the link to be made), every request whose path the tree
+//     cannot hold (op read for reads, stats and listings), and every
+//     failed login as an active run's user (op login, path "", the
+//     password never written): a read or stat of a path that does not
+//     exist is not recorded, since clients probe paths as they work. So
+//     read, link and login appear only in refusals. The tree did not
+//     change for any of them.
 //   - An SFTP upload is written to a buffer of its own and becomes the
 //     file when its handle closes; a write or close that fails (a bound,
 //     the budget) fails the upload as a whole, and a session that ends
@@ -99,6 +118,8 @@
 //     a lack of descriptors). A login names no reason for its failure; a
 //     password never appears in a message or a log. The host key is a
 //     fresh ed25519 key per sandbox.
-//   - The sftp endpoint's HOST:PORT is the listener's bound address: with
-//     --listen 0.0.0.0 it reads 0.0.0.0:PORT, as the ready line does.
+//   - The sftp endpoint's HOST:PORT is the sandbox's public URL's host
+//     with the listener's bound port (sim.PublicAddr), as the ready line's
+//     sftp is: with --listen 0.0.0.0 --public-url URL an agent reaches it
+//     where it reaches the HTTP endpoints, not at the bound [::]:PORT.
 package filesim

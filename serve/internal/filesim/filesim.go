@@ -150,7 +150,7 @@ func (rf *runFiles) Mounts() []string { return []string{"files"} }
 func (rf *runFiles) Endpoints(base string, into map[string]string) {
 	into["files"] = base + "/files"
 	if addr := rf.sim.addr(); addr != "" {
-		into["sftp"] = "sftp://" + rf.user + "@" + addr + "/"
+		into["sftp"] = "sftp://" + rf.user + "@" + sim.PublicAddr(base, addr) + "/"
 	}
 }
 
@@ -248,12 +248,15 @@ func (l *liveSource) ReadFile(ctx context.Context, name string, limit int64) ([]
 // --- operations shared by SFTP and HTTP ---
 
 // opEvent is the sftp_op event (13.10); To is set for a rename only.
+// A refused operation carries Error, and Status over HTTP.
 type opEvent struct {
 	Op        string  `json:"op"`
 	Path      string  `json:"path"`
 	To        *string `json:"to,omitempty"`
 	Size      int64   `json:"size"`
 	Transport string  `json:"transport"`
+	Status    int     `json:"status,omitempty"`
+	Error     string  `json:"error,omitempty"`
 }
 
 // charge moves the run's memory budget by delta after a change: a
@@ -355,6 +358,18 @@ func (rf *runFiles) rename(from, to string, replace bool, transport string) erro
 func (rf *runFiles) emit(op, p string, to *string, size int64, transport string) {
 	rf.run.Emit(sim.Event{Sim: "sftp", Type: "sftp_op", Fields: opEvent{Op: op, Path: p, To: to, Size: size, Transport: transport}})
 }
+
+// refuse records an operation the run refused (bad input, a bound, a
+// conflict): an sftp_op event with the error, and status over HTTP (0
+// leaves it out). The path and the error are cut to the 4 KiB an event
+// copies.
+func (rf *runFiles) refuse(op, p string, size int64, transport string, status int, msg string) {
+	rf.run.Emit(sim.Event{Sim: "sftp", Type: "sftp_op", Fields: opEvent{
+		Op: op, Path: cutText(p), Size: size, Transport: transport, Status: status, Error: cutText(msg),
+	}})
+}
+
+func cutText(s string) string { return s[:min(len(s), sim.MaxEventBody)] }
 
 // read returns the bytes of the file p (shared: never modified) and its
 // modification time.

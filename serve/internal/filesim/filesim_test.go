@@ -93,8 +93,15 @@ func TestOpenSSHClient(t *testing.T) {
 		if e["to"] != nil {
 			s += fmt.Sprintf(" to %v", e["to"])
 		}
+		if e["error"] != nil {
+			s += " refused"
+		}
 		events = append(events, s)
 	}
+	// The refused links and the write outside the tree (which the server
+	// resolved inside it, to a folder that does not exist) are events;
+	// the get of a file that does not exist is not (a read that finds
+	// nothing).
 	want := []string{
 		"write outbox/claim.json 19 sftp",
 		"mkdir outbox/archive 0 sftp",
@@ -103,6 +110,9 @@ func TestOpenSSHClient(t *testing.T) {
 		"remove outbox/tmp.json 19 sftp",
 		"mkdir empty 0 sftp",
 		"write root-level.json 19 sftp",
+		"link link 0 sftp refused",
+		"link hardlink 0 sftp refused",
+		"write tmp/escape.json 0 sftp refused",
 	}
 	if strings.Join(events, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(events, "\n"), strings.Join(want, "\n"))
@@ -388,16 +398,30 @@ func TestFilesHTTP(t *testing.T) {
 	if !results["claim dropped"].Passed || results["temporary file left"].Passed {
 		t.Errorf("results: %+v", results)
 	}
+	// Every change is an event; so is every refused request (bad paths
+	// included), with its status and error, but not a read that found
+	// nothing.
 	events := simtest.Events(t, snap, "sftp")
 	var got []string
 	for _, e := range events {
-		got = append(got, fmt.Sprintf("%v %v %v %v", e["op"], e["path"], e["size"], e["transport"]))
+		ev := fmt.Sprintf("%v %q %v %v", e["op"], e["path"], e["size"], e["transport"])
+		if e["status"] != nil || e["error"] != nil {
+			ev += fmt.Sprintf(" %v %v", e["status"], e["error"] != "")
+		}
+		got = append(got, ev)
 	}
 	want := []string{
-		"mkdir outbox/new 0 http", "write outbox/new/claim.json 18 http", "write outbox/new/claim.json 19 http",
-		"write root.txt 11 http", "mkdir deep 0 http", "write deep/sftp.url 21 http",
-		"remove outbox/README.txt 16 http", "remove deep/sftp.url 21 http", "remove deep 0 http",
-		"write big.bin 1.6777217e+07 http",
+		`mkdir "outbox/new" 0 http`, `write "outbox/new/claim.json" 18 http`, `write "outbox/new/claim.json" 19 http`,
+		`write "root.txt" 11 http`, `write "welcome.txt/inner.txt" 1 http 409 true`, `write "outbox" 1 http 409 true`,
+		`write "sftp.url" 11 http 400 true`, `mkdir "deep" 0 http`, `write "deep/sftp.url" 21 http`,
+		`remove "outbox/README.txt" 16 http`, `remove "outbox/README.txt" 0 http 404 true`, `remove "outbox" 0 http 409 true`,
+		`remove "deep/sftp.url" 21 http`, `remove "deep" 0 http`,
+		`write "x" 0 http 405 true`, `write "" 0 http 405 true`,
+		`read "../../../etc/passwd" 0 http 400 true`, `read "inbox/../../etc/passwd" 0 http 400 true`, `write "a/./b" 0 http 400 true`,
+		`read "/etc/passwd" 0 http 400 true`, `write "a//b" 0 http 400 true`, `write "a/" 0 http 400 true`,
+		`write "a\x00b" 0 http 400 true`, `write "a\\b" 0 http 400 true`, `write "../x" 0 http 400 true`, `write "a/../b" 0 http 400 true`,
+		`write "` + strings.Repeat("n", 256) + `" 0 http 400 true`, "write \"bad\ufffdutf8\" 0 http 400 true",
+		`write "big.bin" 1.6777217e+07 http`, `write "bigger.bin" 0 http 413 true`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -482,12 +506,51 @@ func TestHostileClients(t *testing.T) {
 		}
 		idle = append(idle, c)
 	}
+	// A login as this run's user with another run's password fails, and
+	// is recorded on the run it aimed at, not on the other.
+	other := sb.NewRun(`{"id": "other"}`)
+	if c, err := dialSFTP(addr, run.Credentials.SFTP.User, other.Credentials.SFTP.Password); err == nil {
+		c.Close()
+		t.Fatal("a login with another run's password worked")
+	}
 	c := mustDial(t, addr, run)
 	if _, err := c.Stat("/welcome.txt"); err != nil {
 		t.Errorf("after hostile clients: %v", err)
 	}
 	for _, i := range idle {
 		i.Close()
+	}
+	// Hostile requests of a logged-in client fail, each an event.
+	for name, err := range map[string]error{
+		"symlink":           c.Symlink("/welcome.txt", "/link"),
+		"mkdir of a folder": c.Mkdir("/inbox"),
+		"remove a folder":   c.Remove("/outbox"),
+		"rename a ghost":    c.Rename("/ghost", "/x"),
+		"write a folder":    c.Truncate("/inbox", 0),
+	} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	c.Close()
+	_, body := sb.Do("GET", run.Endpoints["events"], run.Token, "", nil)
+	for _, want := range []string{
+		`"op":"login","path":"","size":0,"transport":"sftp","error":`,
+		`"op":"link","path":"link","size":0,"transport":"sftp","error":`,
+		`"op":"mkdir","path":"inbox","size":0,"transport":"sftp","error":`,
+		`"op":"remove","path":"outbox","size":0,"transport":"sftp","error":`,
+		`"op":"rename","path":"ghost","size":0,"transport":"sftp","error":`,
+		`"op":"write","path":"inbox","size":0,"transport":"sftp","error":`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("events lack %s:\n%s", want, body)
+		}
+	}
+	if strings.Contains(string(body), other.Credentials.SFTP.Password) {
+		t.Error("an event holds the password")
+	}
+	if _, body := sb.Do("GET", other.Endpoints["events"], other.Token, "", nil); strings.Contains(string(body), "sftp_op") {
+		t.Errorf("the other run recorded the login: %s", body)
 	}
 }
 

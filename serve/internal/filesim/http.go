@@ -34,6 +34,7 @@ func (rf *runFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rest = strings.TrimPrefix(rest, "/")
 	if rest == "" {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			rf.refuse(methodOp(r.Method), "", 0, "http", http.StatusMethodNotAllowed, r.Method+" is not allowed on the listing")
 			sim.MethodNotAllowed(w, r, "GET")
 			return
 		}
@@ -42,7 +43,7 @@ func (rf *runFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p, err := httpPath(rest)
 	if err != nil {
-		writeError(w, err)
+		rf.fail(w, methodOp(r.Method), rest, 0, err)
 		return
 	}
 	switch r.Method {
@@ -52,13 +53,27 @@ func (rf *runFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rf.servePut(w, r, p)
 	case http.MethodDelete:
 		if err := rf.remove(p, "", "http"); err != nil {
-			writeError(w, err)
+			rf.fail(w, "remove", p, 0, err)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
 	default:
+		rf.refuse(methodOp(r.Method), p, 0, "http", http.StatusMethodNotAllowed, r.Method+" is not allowed on a file")
 		sim.MethodNotAllowed(w, r, "GET, PUT, DELETE")
 	}
+}
+
+// methodOp names the operation an HTTP method asks of a file, for the
+// event of a refused request: GET and HEAD read, DELETE removes, any other
+// method tries to write.
+func methodOp(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead:
+		return "read"
+	case http.MethodDelete:
+		return "remove"
+	}
+	return "write"
 }
 
 // serveList lists the regular files whose path starts with the prefix
@@ -84,6 +99,7 @@ func (rf *runFiles) serveFile(w http.ResponseWriter, r *http.Request, p string) 
 		if errors.Is(err, errIsFolder) {
 			err = pathError("open", p, fs.ErrNotExist) // a folder is not a file of the API
 		}
+		// A read that finds nothing is an answer, not a refusal: no event.
 		writeError(w, err)
 		return
 	}
@@ -107,13 +123,19 @@ func (rf *runFiles) servePut(w http.ResponseWriter, r *http.Request, p string) {
 	// A file's upload may be as large as the tree's per-file cap (64 MiB),
 	// over HTTP as over SFTP: DESIGN 13's size rules name "an SFTP or
 	// files upload", which rules over the general 16 MiB body cap.
-	body, ok := sim.ReadRequestBody(w, r, MaxFileSize)
-	if !ok {
+	body, err := sim.ReadBody(w, r, MaxFileSize)
+	switch {
+	case errors.Is(err, sim.ErrTooLarge):
+		rf.fail(w, "write", p, 0, pathError("write", p, errFileSize))
+		return
+	case err != nil:
+		rf.refuse("write", p, 0, "http", http.StatusBadRequest, err.Error())
+		sim.WriteJSONError(w, http.StatusBadRequest, "VALIDATION_ERROR", err.Error(), nil)
 		return
 	}
 	replaced, mod, err := rf.put(p, body, true, "http", 0)
 	if err != nil {
-		writeError(w, err)
+		rf.fail(w, "write", p, int64(len(body)), err)
 		return
 	}
 	status := http.StatusCreated
@@ -123,8 +145,16 @@ func (rf *runFiles) servePut(w http.ResponseWriter, r *http.Request, p string) {
 	sim.WriteJSON(w, status, entry{Path: p, Size: int64(len(body)), Modified: stamp(mod)})
 }
 
-// writeError answers a failed operation with its HTTP status.
-func writeError(w http.ResponseWriter, err error) {
+// fail answers a refused request with its HTTP status and records it as
+// an sftp_op event with that status and the error.
+func (rf *runFiles) fail(w http.ResponseWriter, op, p string, size int64, err error) {
+	status := writeError(w, err)
+	rf.refuse(op, p, size, "http", status, err.Error())
+}
+
+// writeError answers a failed operation with its HTTP status, and returns
+// the status.
+func writeError(w http.ResponseWriter, err error) int {
 	status, code := http.StatusInternalServerError, "INTERNAL"
 	switch {
 	case errors.Is(err, errInvalid):
@@ -140,4 +170,5 @@ func writeError(w http.ResponseWriter, err error) {
 		status, code = http.StatusInsufficientStorage, "INSUFFICIENT_STORAGE"
 	}
 	sim.WriteJSONError(w, status, code, err.Error(), nil)
+	return status
 }

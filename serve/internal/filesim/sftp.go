@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"strings"
 	"sync"
 
 	"github.com/assaykit/assay/internal/sshsftp"
@@ -22,18 +23,28 @@ type sftpHandler struct{ rf *runFiles }
 // errNoLinks answers every request to make or read a link.
 var errNoLinks = errors.New("links are not supported: the tree holds files and folders only")
 
-// path reads a request's path; an invalid one fails the request.
+// path reads a request's path for op (an sftp_op op: read, write,
+// mkdir, rename, remove); an invalid one fails the request, recorded.
 func (h *sftpHandler) path(op, p string) (string, error) {
 	h.rf.run.Touch()
 	rel, err := sftpPath(p)
 	if err != nil {
-		return "", pathError(op, rel, err)
+		return "", h.refused(op, rel, pathError(op, rel, err))
 	}
 	return rel, nil
 }
 
+// refused records a failed operation as an sftp_op event with its error,
+// and returns err; nil records nothing.
+func (h *sftpHandler) refused(op, p string, err error) error {
+	if err != nil {
+		h.rf.refuse(op, p, 0, "sftp", 0, err.Error())
+	}
+	return err
+}
+
 func (h *sftpHandler) Fileread(r *sftp.Request) (io.ReaderAt, error) {
-	p, err := h.path("open", r.Filepath)
+	p, err := h.path("read", r.Filepath)
 	if err != nil {
 		return nil, err
 	}
@@ -49,14 +60,21 @@ func (h *sftpHandler) Fileread(r *sftp.Request) (io.ReaderAt, error) {
 // and acknowledged, only then). Without truncation the buffer starts as
 // the file's bytes.
 func (h *sftpHandler) Filewrite(r *sftp.Request) (io.WriterAt, error) {
-	p, err := h.path("open", r.Filepath)
+	p, err := h.path("write", r.Filepath)
 	if err != nil {
 		return nil, err
 	}
+	u, err := h.openWrite(p, r.Pflags())
+	if err != nil {
+		return nil, h.refused("write", p, err)
+	}
+	return u, nil
+}
+
+func (h *sftpHandler) openWrite(p string, flags sftp.FileOpenFlags) (*upload, error) {
 	if p == "" {
 		return nil, pathError("open", p, errIsFolder)
 	}
-	flags := r.Pflags()
 	rf := h.rf
 	rf.mu.Lock()
 	defer rf.mu.Unlock()
@@ -175,10 +193,15 @@ func (u *upload) Close() error {
 	held := u.held
 	u.held = 0
 	switch {
-	case u.failed != nil || u.aborted || !u.dirty:
+	case u.failed != nil:
 		u.rf.unhold(held)
 		u.buf = nil
+		u.rf.refuse("write", u.path, 0, "sftp", 0, u.failed.Error())
 		return u.failed
+	case u.aborted || !u.dirty:
+		u.rf.unhold(held)
+		u.buf = nil
+		return nil
 	}
 	data := u.buf
 	if cap(data)-len(data) > len(data)/8+4096 {
@@ -188,6 +211,7 @@ func (u *upload) Close() error {
 	u.buf = nil
 	if _, _, err := u.rf.put(u.path, data, false, "sftp", held); err != nil {
 		u.rf.unhold(held)
+		u.rf.refuse("write", u.path, int64(len(data)), "sftp", 0, err.Error())
 		return err
 	}
 	return nil
@@ -202,17 +226,18 @@ func (h *sftpHandler) Filecmd(r *sftp.Request) error {
 		if err != nil {
 			return err
 		}
-		return h.rf.mkdir(p, "sftp")
+		return h.refused("mkdir", p, h.rf.mkdir(p, "sftp"))
 	case "Rmdir", "Remove":
 		p, err := h.path("remove", r.Filepath)
 		if err != nil {
 			return err
 		}
-		return h.rf.remove(p, map[string]string{"Rmdir": "yes", "Remove": "no"}[r.Method], "sftp")
+		return h.refused("remove", p, h.rf.remove(p, map[string]string{"Rmdir": "yes", "Remove": "no"}[r.Method], "sftp"))
 	case "Setstat":
 		return h.setstat(r)
 	case "Symlink", "Link":
-		return errNoLinks
+		// The event's path is the link that would have been made.
+		return h.refused("link", strings.TrimPrefix(r.Target, "/"), errNoLinks)
 	}
 	return sftp.ErrSSHFxOpUnsupported
 }
@@ -229,23 +254,27 @@ func (h *sftpHandler) rename(r *sftp.Request, replace bool) error {
 	if err != nil {
 		return err
 	}
-	return h.rf.rename(from, to, replace, "sftp")
+	return h.refused("rename", from, h.rf.rename(from, to, replace, "sftp"))
 }
 
 // setstat applies a size (truncating or extending the file with zeros, a
 // write); permissions, owners and times are accepted and not kept.
 func (h *sftpHandler) setstat(r *sftp.Request) error {
-	p, err := h.path("setstat", r.Filepath)
+	p, err := h.path("write", r.Filepath)
 	if err != nil {
 		return err
 	}
 	if _, err := h.rf.stat(p); err != nil {
-		return err
+		return h.refused("write", p, err)
 	}
 	if !r.AttrFlags().Size {
 		return nil
 	}
-	size := r.Attributes().Size
+	return h.refused("write", p, h.resize(p, r.Attributes().Size))
+}
+
+// resize truncates or extends the file p to size bytes, with zeros.
+func (h *sftpHandler) resize(p string, size uint64) error {
 	if size > MaxFileSize {
 		return pathError("setstat", p, errFileSize)
 	}
@@ -269,7 +298,7 @@ func (h *sftpHandler) setstat(r *sftp.Request) error {
 }
 
 func (h *sftpHandler) Filelist(r *sftp.Request) (sftp.ListerAt, error) {
-	p, err := h.path("stat", r.Filepath)
+	p, err := h.path("read", r.Filepath)
 	if err != nil {
 		return nil, err
 	}
@@ -283,14 +312,14 @@ func (h *sftpHandler) Filelist(r *sftp.Request) (sftp.ListerAt, error) {
 	case "Stat":
 		return h.statList(p)
 	case "Readlink":
-		return nil, errNoLinks
+		return nil, h.refused("link", p, errNoLinks)
 	}
 	return nil, sftp.ErrSSHFxOpUnsupported
 }
 
 // Lstat is Stat: the tree holds no links.
 func (h *sftpHandler) Lstat(r *sftp.Request) (sftp.ListerAt, error) {
-	p, err := h.path("lstat", r.Filepath)
+	p, err := h.path("read", r.Filepath)
 	if err != nil {
 		return nil, err
 	}
@@ -307,4 +336,6 @@ func (h *sftpHandler) statList(p string) (sftp.ListerAt, error) {
 }
 
 // Readlink fails: the tree holds no links.
-func (h *sftpHandler) Readlink(string) (string, error) { return "", errNoLinks }
+func (h *sftpHandler) Readlink(p string) (string, error) {
+	return "", h.refused("link", strings.TrimPrefix(p, "/"), errNoLinks)
+}

@@ -78,7 +78,13 @@ var errLogin = errors.New("wrong user or password, or the run is completed")
 // very run (not a later one given the same id).
 func (s *Sim) password(c ssh.ConnMetadata, pw []byte) (*ssh.Permissions, error) {
 	rf := s.lookup(c.User())
-	if rf == nil || subtle.ConstantTimeCompare(pw, []byte(rf.password)) != 1 {
+	if rf == nil {
+		return nil, errLogin
+	}
+	if subtle.ConstantTimeCompare(pw, []byte(rf.password)) != 1 {
+		// Bad input aimed at an active run (another run's password, a
+		// guess): recorded on that run, without the password.
+		rf.refuse("login", "", 0, "sftp", 0, "a login as the run's user with a wrong password")
 		return nil, errLogin
 	}
 	return &ssh.Permissions{Extensions: map[string]string{"run": strconv.FormatUint(rf.serial, 10)}}, nil

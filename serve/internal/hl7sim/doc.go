@@ -48,8 +48,13 @@
 //     neither JSON nor one of the raw types (415). A request without
 //     Content-Type is read as the JSON wrapper when it starts with "{",
 //     else as the raw message. Unknown members of the JSON wrapper are
-//     ignored. These HTTP errors are not hl7_outbound events: no ACK was
-//     sent. Raw types taken: text/plain, x-application/hl7-v2+er7,
+//     ignored. These HTTP errors, and a method other than POST on
+//     hl7/outbound (405), are bad input recorded as hl7_outbound events
+//     (13.11) although no ACK was sent: ack_code, control_id and
+//     message_type are null, and two fields beyond 13.10's say why,
+//     "status" (the HTTP status) and "error" (the message, cut to 4 KiB).
+//     Refusals of hl7/inbox and of paths that are not endpoints are
+//     reads, not outbound messages: they are not events. Raw types taken: text/plain, x-application/hl7-v2+er7,
 //     application/hl7-v2, application/hl7-v2+er7, application/x-hl7 and
 //     application/edi-hl7v2.
 //   - A message refused over HTTP is a Reject of the run's source like a
@@ -68,6 +73,8 @@
 //     captured more than 9999 messages, so that name order stays arrival
 //     order. A frame holding a batch writes one file per message (each as
 //     received, without the batch's header and trailer).
-//   - hl7_mllp is the address the port is bound to: with --listen 0.0.0.0
-//     it reads 0.0.0.0:PORT, as the sandbox's own ready line does.
+//   - hl7_mllp is the public URL's host with the port's bound port
+//     (sim.PublicAddr): with --listen 0.0.0.0 --public-url URL it names
+//     URL's host, as the HTTP endpoints and the ready line's sftp do, not
+//     the bound [::]:PORT.
 package hl7sim

@@ -134,7 +134,7 @@ func (rs *runSim) Mounts() []string { return []string{"hl7"} }
 func (rs *runSim) Endpoints(base string, into map[string]string) {
 	into["hl7_outbound"] = base + "/hl7/outbound"
 	into["hl7_inbox"] = base + "/hl7/inbox"
-	into["hl7_mllp"] = rs.addr
+	into["hl7_mllp"] = sim.PublicAddr(base, rs.addr)
 }
 
 // Attach gives the run's captured messages (and rejects) as the hl7
@@ -171,12 +171,16 @@ func snapshotName(n, count int) string {
 	return fmt.Sprintf("hl7/%0*d.hl7", width, n)
 }
 
-// outboundEvent is the hl7_outbound event (13.10).
+// outboundEvent is the hl7_outbound event (13.10). A request refused
+// over HTTP before any message could be read (no ACK: 400, 405, 413, 415)
+// has a null ack_code, its HTTP status and the error.
 type outboundEvent struct {
 	ControlID   *string `json:"control_id"`
 	MessageType *string `json:"message_type"`
-	AckCode     string  `json:"ack_code"`
+	AckCode     *string `json:"ack_code"`
 	Transport   string  `json:"transport"`
+	Status      int     `json:"status,omitempty"`
+	Error       string  `json:"error,omitempty"`
 }
 
 // answered records every ACKed input as an event, in capture order (the
@@ -190,9 +194,21 @@ func (rs *runSim) answered(a hl7.Answer) {
 	rs.run.Emit(sim.Event{Sim: "hl7", Type: "hl7_outbound", Fields: outboundEvent{
 		ControlID:   eventText(a.ControlID),
 		MessageType: eventText(a.MessageType),
-		AckCode:     a.Code,
+		AckCode:     &a.Code,
 		Transport:   transport,
 	}})
+}
+
+// refuse answers an outbound request that carried no message with the
+// sandbox's error body, and records it as an hl7_outbound event without
+// an ACK.
+func (rs *runSim) refuse(w http.ResponseWriter, status int, code, problem string) {
+	rs.run.Emit(sim.Event{Sim: "hl7", Type: "hl7_outbound", Fields: outboundEvent{
+		Transport: "http",
+		Status:    status,
+		Error:     problem[:min(len(problem), maxEventText)],
+	}})
+	sim.WriteJSONError(w, status, code, problem, nil)
 }
 
 // eventText is s for an event: null when empty, cut to maxEventText bytes.
@@ -208,7 +224,8 @@ func (rs *runSim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/hl7/outbound":
 		if r.Method != http.MethodPost {
-			sim.MethodNotAllowed(w, r, "POST")
+			w.Header().Set("Allow", "POST")
+			rs.refuse(w, http.StatusMethodNotAllowed, "VALIDATION_ERROR", r.Method+" is not allowed on "+r.URL.Path)
 			return
 		}
 		rs.outbound(w, r)
@@ -236,13 +253,18 @@ var rawTypes = map[string]bool{
 // outbound takes one message: {"payload": MESSAGE} or the raw message,
 // answered 200 {"ack": ACK} whatever the ACK's code.
 func (rs *runSim) outbound(w http.ResponseWriter, r *http.Request) {
-	body, ok := sim.ReadRequestBody(w, r, sim.MaxBody)
-	if !ok {
+	body, err := sim.ReadBody(w, r, sim.MaxBody)
+	switch {
+	case errors.Is(err, sim.ErrTooLarge):
+		rs.refuse(w, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", err.Error())
+		return
+	case err != nil:
+		rs.refuse(w, http.StatusBadRequest, "VALIDATION_ERROR", err.Error())
 		return
 	}
 	msg, status, problem := payload(r.Header.Get("Content-Type"), body)
 	if problem != "" {
-		sim.WriteJSONError(w, status, "VALIDATION_ERROR", problem, nil)
+		rs.refuse(w, status, "VALIDATION_ERROR", problem)
 		return
 	}
 	a := rs.l.Submit("http "+r.RemoteAddr, msg)

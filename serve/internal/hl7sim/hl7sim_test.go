@@ -124,6 +124,10 @@ func TestInbox(t *testing.T) {
 			t.Errorf("%s %s: %d, want %d", tc.method, tc.path, code, want)
 		}
 	}
+	// GET hl7/outbound tried to send and was refused: an event.
+	if _, events := sb.Do("GET", run.Endpoints["events"], run.Token, "", nil); !strings.Contains(string(events), `"type":"hl7_outbound","control_id":null,"message_type":null,"ack_code":null,"transport":"http","status":405`) {
+		t.Errorf("no event for GET hl7/outbound: %s", events)
+	}
 }
 
 // TestOutboundThroughTheFrame drives one run over HTTP and MLLP, completes
@@ -147,6 +151,7 @@ func TestOutboundThroughTheFrame(t *testing.T) {
 		{"payload not a string", "application/json", `{"payload": 7}`, 400, "VALIDATION_ERROR"},
 		{"not JSON", "application/json", `MSH|`, 400, "VALIDATION_ERROR"},
 		{"unknown content type", "image/png", order("H-6", "1"), 415, "VALIDATION_ERROR"},
+		{"over 16 MiB", "text/plain", order("H-7", "1") + strings.Repeat("x", 16<<20), 413, "PAYLOAD_TOO_LARGE"},
 	} {
 		code, answer := post(t, sb, run, tc.contentType, tc.body)
 		if code != tc.code || !strings.Contains(answer, tc.answer) {
@@ -185,14 +190,22 @@ func TestOutboundThroughTheFrame(t *testing.T) {
 	if r := results["knee MRI over MLLP"]; !r.Passed {
 		t.Errorf("knee MRI over MLLP: %s %s", r.Status, r.Details)
 	}
-	// One event per ACKed message, rejects included, in capture order.
+	// One event per ACKed message, rejects included, in capture order;
+	// a request refused over HTTP before any ACK is one too, without an
+	// ack_code, with its status and error.
 	var events []string
 	for _, e := range simtest.Events(t, snap, "hl7") {
-		events = append(events, fmt.Sprintf("%v %v %v %v %v", e["type"], e["control_id"], e["message_type"], e["ack_code"], e["transport"]))
+		ev := fmt.Sprintf("%v %v %v %v %v", e["type"], e["control_id"], e["message_type"], e["ack_code"], e["transport"])
+		if e["status"] != nil {
+			ev += fmt.Sprintf(" %v %v", e["status"], e["error"] != "")
+		}
+		events = append(events, ev)
 	}
 	wantEvents := []string{
 		"hl7_outbound H-1 ORM AA http", "hl7_outbound H-2 ORM AA http", "hl7_outbound H-3 ORM AA http", "hl7_outbound H-4 ORM AA http",
 		"hl7_outbound H-5 ORM AE http", "hl7_outbound <nil> <nil> AR http", "hl7_outbound <nil> <nil> AR http",
+		"hl7_outbound <nil> <nil> <nil> http 400 true", "hl7_outbound <nil> <nil> <nil> http 400 true", "hl7_outbound <nil> <nil> <nil> http 400 true",
+		"hl7_outbound <nil> <nil> <nil> http 415 true", "hl7_outbound <nil> <nil> <nil> http 413 true",
 		"hl7_outbound M-1 ORM AA mllp", "hl7_outbound M-2 ORM AE mllp", "hl7_outbound M-3 ORM AA mllp",
 	}
 	if strings.Join(events, "\n") != strings.Join(wantEvents, "\n") {

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/assaykit/assay/assert"
@@ -202,4 +204,22 @@ func ReadRequestBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byt
 func MethodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
 	w.Header().Set("Allow", allow)
 	WriteJSONError(w, http.StatusMethodNotAllowed, "VALIDATION_ERROR", r.Method+" is not allowed on "+r.URL.Path, nil)
+}
+
+// PublicAddr is the HOST:PORT a simulator publishes for a listener of its
+// own bound at bound: the host of base (the sandbox's public URL, or a
+// run's base under it) with the bound port. A listener bound to every
+// interface (--listen 0.0.0.0 reads as [::]:PORT) or behind --public-url
+// is then reached as the HTTP endpoints are. bound is returned as it is
+// when base has no host or bound no port.
+func PublicAddr(base, bound string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.Hostname() == "" {
+		return bound
+	}
+	_, port, err := net.SplitHostPort(bound)
+	if err != nil {
+		return bound
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }
