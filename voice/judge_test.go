@@ -279,13 +279,18 @@ func TestLLMMatcher(t *testing.T) {
 	if strings.Contains(f.bodies[0], "claim five five zero one nine") || f.auth[0] != "Bearer sk-test" {
 		t.Errorf("request: %q %q", f.bodies[0], f.auth[0])
 	}
-	// every request asked about two control phrases besides the real ones
+	// every request asked about two control phrases besides the real ones;
+	// the two confirmations are sent at once, so in either order
 	wantAsked := [][]string{{"the claim was denied", "escalate it to a supervisor", "refund was issued"},
 		{"the claim was denied"}, {"escalate it to a supervisor"}}
+	asked := slices.Clone(f.asked[:3])
+	if len(asked[1]) > 0 && slices.Contains(asked[1], wantAsked[2][0]) {
+		asked[1], asked[2] = asked[2], asked[1]
+	}
 	for i, w := range wantAsked {
-		real, controls := splitControls(f.asked[i], w)
+		real, controls := splitControls(asked[i], w)
 		if !slices.Equal(real, w) || len(controls) != 2 {
-			t.Errorf("request %d asked %q, want %q and two controls", i, f.asked[i], w)
+			t.Errorf("request %d asked %q, want %q and two controls", i, asked[i], w)
 		}
 	}
 }
