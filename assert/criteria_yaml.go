@@ -3,11 +3,9 @@ package assert
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
-	"regexp"
-	"strconv"
 
+	"github.com/assaykit/assay/internal/yamlline"
 	"gopkg.in/yaml.v3"
 )
 
@@ -64,51 +62,12 @@ func CriteriaYAML(data []byte) ([]byte, Positions, error) {
 	return doc.JSON, doc.Positions, nil
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// yamlSyntaxError words yaml.v3's parse error with its line. yaml.v3
-// reports an indentation mistake ("mapping values are not allowed in this
-// context", "did not find expected key") at the line where the parser gave
-// up, which is often the line after the one indented wrongly: the message
-// then names both.
+// yamlSyntaxError words yaml.v3's parse error at the line to fix (see
+// internal/yamlline: yaml.v3's own line for an under-indented key is where
+// the enclosing block began, often lines above).
 func yamlSyntaxError(data []byte, err error) *CriteriaError {
-	msg := err.Error()
-	ce := &CriteriaError{Message: "not YAML: " + msg, Err: err}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		ce.Position = Position{Line: line}
-		ce.Message = "not YAML: " + m[2]
-		if prev := previousContentLine(data, line); prev > 0 && prev != line && indentOf(data, prev) != indentOf(data, line) {
-			ce.Message += fmt.Sprintf(" (check the indentation of line %d and the line before it, %d)", line, prev)
-		}
-	}
-	return ce
-}
-
-// lineText returns the 1-based line n of data.
-func lineText(data []byte, n int) []byte {
-	lines := bytes.Split(data, []byte("\n"))
-	if n < 1 || n > len(lines) {
-		return nil
-	}
-	return lines[n-1]
-}
-
-func indentOf(data []byte, n int) int {
-	l := lineText(data, n)
-	return len(l) - len(bytes.TrimLeft(l, " \t"))
-}
-
-// previousContentLine is the last line before n that holds more than
-// white space or a comment.
-func previousContentLine(data []byte, n int) int {
-	for i := n - 1; i >= 1; i-- {
-		l := bytes.TrimSpace(lineText(data, i))
-		if len(l) > 0 && l[0] != '#' {
-			return i
-		}
-	}
-	return 0
+	line, msg := yamlline.Locate(data, err)
+	return &CriteriaError{Position: Position{Line: line}, Message: "not YAML: " + msg, Err: err}
 }
 
 // locate gives every problem the YAML position of its pointer.

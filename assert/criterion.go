@@ -13,6 +13,7 @@ import (
 
 	"github.com/assaykit/assay/internal/jsonkind"
 	"github.com/assaykit/assay/internal/jsonvalue"
+	"github.com/assaykit/assay/internal/suggest"
 	"github.com/tidwall/gjson"
 )
 
@@ -301,6 +302,16 @@ func (c *Criterion) parse(raw json.RawMessage, strict bool) (problems []*Criteri
 	return c.parseValid(gjson.ParseBytes(raw), strict)
 }
 
+// UnknownCriterionKey words a key that is not one of known (the keys a
+// criterion may hold where it is read): `unknown criterion key "wieght"
+// (did you mean "weight"?)` when one is near, else the keys it may hold.
+func UnknownCriterionKey(key string, known []string) string {
+	if near := suggest.Nearest(key, known); near != "" {
+		return fmt.Sprintf("unknown criterion key %q (did you mean %q?)", key, near)
+	}
+	return fmt.Sprintf("unknown criterion key %q (a criterion has %s)", key, strings.Join(known, ", "))
+}
+
 // parseValid is parse for a value already known to be valid JSON.
 func (c *Criterion) parseValid(obj gjson.Result, strict bool) (problems []*CriteriaError) {
 	if !obj.IsObject() {
@@ -310,8 +321,7 @@ func (c *Criterion) parseValid(obj gjson.Result, strict bool) (problems []*Crite
 	hasAssertion := false
 	obj.ForEach(func(k, v gjson.Result) bool {
 		if strict && !slices.Contains(CriterionKeys, k.Str) {
-			problems = append(problems, &CriteriaError{Pointer: "/" + EscapePointer(k.Str),
-				Message: fmt.Sprintf("unknown criterion key %q (a criterion has %s)", k.Str, strings.Join(CriterionKeys, ", "))})
+			problems = append(problems, &CriteriaError{Pointer: "/" + EscapePointer(k.Str), Message: UnknownCriterionKey(k.Str, CriterionKeys)})
 			return true
 		}
 		if k.Str == "assertion" {

@@ -58,7 +58,14 @@
 //   - Criteria files may be YAML (ParseCriteriaYAML, ValidateCriteriaYAML):
 //     the YAML is converted to JSON keys in document order, and every
 //     problem carries its line and column beside its pointer.
-//   - Messages speak as a person does: an unknown key or kind suggests the
-//     nearest known one ("did you mean"), a oneOf whose branches each
-//     require one key says "give exactly one of", and null prints as null.
+//   - Messages speak as a person does: an unknown key or kind (and an
+//     unknown criterion key) suggests the nearest known one ("did you
+//     mean"), a oneOf whose branches each require one key says "give
+//     exactly one of" when several are given and `needs "a" or "b"` when
+//     none is, a value that fits no branch's type "must be a string or a
+//     list of strings", and jsonschema/v5's own phrasings are reworded (see
+//     Validator). null prints as null.
+//   - A YAML syntax error is located at the line to fix: yaml.v3 names the
+//     line where the enclosing block began, so the line reported is the
+//     first at which the document stops parsing (internal/yamlline).
 package assert

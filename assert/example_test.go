@@ -114,6 +114,6 @@ func ExampleRegistry_Register() {
 	_ = json.NewEncoder(os.Stdout).Encode(result.Criteria[0].Evidence)
 	// Output:
 	// short summary: passed: the summary has 6 words; at most 10 allowed.
-	// typo: failed: invalid assertion "summary-length": /: missing properties: 'max_words'; /max_word: unknown key "max_word" (did you mean "max_words"?)
+	// typo: failed: invalid assertion "summary-length": /: missing required key "max_words"; /max_word: unknown key "max_word" (did you mean "max_words"?)
 	// {"words":6}
 }

@@ -103,7 +103,7 @@ func TestDecodeYAMLPositions(t *testing.T) {
 	// status and does not know the key "fixed"; both are reported where
 	// the item starts and where the key is.
 	want := []string{
-		`3:9: /: missing properties: 'status'`,
+		`3:9: /: missing required key "status"`,
 		`3:9: /fixed: unknown key "fixed"`,
 		`6:9: /expectd: unknown key "expectd"`,
 		`7:9: /nope: unknown kind "nope" (known: fixed, needs-source)`,

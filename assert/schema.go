@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,9 +63,25 @@ func (v Violation) String() string {
 // github.com/santhosh-tekuri/jsonschema/v5 as draft 2020-12 (a schema
 // without $schema is read as one that names it, so "format" is an
 // annotation, never asserted), with no loader: a $ref must point inside the
-// schema. Its messages are kept, and reworded where they serve a reader
-// poorly:
+// schema. Its messages are reworded in the words a person uses, not the
+// schema's:
 //
+//   - A wrong type says what the value must be and what it is: "must be a
+//     string, not a number"; a missing key is `missing required key "intent"`;
+//     an empty string, list or object is "must not be empty", other lengths
+//     and bounds "must be at least 3 characters long (it has 2)", "must be at
+//     most 1.5, not 2"; a failed "pattern" is "must be " and the schema's
+//     "description" (so a schema says in words what its pattern means), else
+//     "must match the regular expression ...".
+//   - A oneOf or anyOf none of whose branches fit is one message, not each
+//     branch's complaint as if all applied: "must be a string or a non-empty
+//     list of strings" when no branch's type fits, `needs "path" or
+//     "path_pattern"` when the branches that fit each miss only required
+//     keys, else the complaints of the closest branch (its type fits, with
+//     the fewest violations).
+//   - A key refused by "propertyNames" is "a key ...", and the empty key ""
+//     (whose token jsonschema/v5 drops) is located at its own pointer,
+//     "/search/".
 //   - A failed "additionalProperties": false is one violation per key, at
 //     the key, `unknown key "expect"`, so that a typo is reported where it
 //     was typed.
@@ -73,7 +90,8 @@ func (v Violation) String() string {
 //     garbles it ("%!"(MISSING)).
 //   - Pointers are RFC 6901: jsonschema/v5 also percent-encodes each token
 //     as a URL path ("a b" reads "a%20b"). It locates a violation inside a
-//     member named "" at the member's parent, and so does Validate.
+//     member named "" at the member's parent, and so does Validate (but for
+//     the key itself, above).
 //   - A number whose exponent math/big cannot read (beyond a million, after
 //     its fractional digits) is a violation at its pointer; jsonschema/v5
 //     would crash comparing it.
@@ -204,13 +222,16 @@ func (v *Validator) Validate(doc any, pos Positions) []Violation {
 // collect appends the leaves of ve's tree, worded for assert.
 func (v *Validator) collect(ve *jsonschema.ValidationError, out []Violation) []Violation {
 	if len(ve.Causes) > 0 {
+		if keyword := lastToken(ve.KeywordLocation); (keyword == "oneOf" || keyword == "anyOf") && strings.HasSuffix(ve.Message, " failed") {
+			return v.alternatives(ve, out)
+		}
 		for _, c := range ve.Causes {
 			out = v.collect(c, out)
 		}
 		return out
 	}
 	loc := unescapeLocation(ve.InstanceLocation)
-	keyword := ve.KeywordLocation[strings.LastIndexByte(ve.KeywordLocation, '/')+1:]
+	keyword := lastToken(ve.KeywordLocation)
 	switch {
 	case keyword == "additionalProperties" && strings.HasPrefix(ve.Message, "additionalProperties '"):
 		if names, ok := quotedNames(strings.TrimSuffix(strings.TrimPrefix(ve.Message, "additionalProperties "), " not allowed")); ok {
@@ -250,14 +271,334 @@ func (v *Validator) collect(ve *jsonschema.ValidationError, out []Violation) []V
 			}
 		}
 		return append(out, Violation{Pointer: loc, Message: msg})
-	case keyword == "const" && strings.Contains(ve.Message, "<nil>"):
-		return append(out, Violation{Pointer: loc, Message: strings.ReplaceAll(ve.Message, "<nil>", "null")})
 	case keyword == "enum":
 		if items, ok := v.keywordValue(ve.AbsoluteKeywordLocation).([]any); ok {
 			return append(out, Violation{Pointer: loc, Message: enumMessage(items)})
 		}
 	}
-	return append(out, Violation{Pointer: loc, Message: ve.Message})
+	msg := v.word(ve, keyword)
+	if strings.Contains(ve.KeywordLocation, "/propertyNames/") {
+		// The value checked is a key of the object at loc's parent, or, for
+		// the key "" (whose token jsonschema/v5 drops), of the object at loc.
+		if keyword == "minLength" && strings.HasSuffix(ve.Message, "but got 0") {
+			loc += "/"
+		}
+		msg = "a key " + msg
+	}
+	return append(out, Violation{Pointer: loc, Message: msg})
+}
+
+func lastToken(ptr string) string { return ptr[strings.LastIndexByte(ptr, '/')+1:] }
+
+// word rewords a leaf of jsonschema/v5 (one keyword's failure) in the words
+// a person uses: "must not be empty" for "length must be >= 1, but got 0".
+// A message it does not recognise is kept.
+func (v *Validator) word(ve *jsonschema.ValidationError, keyword string) string {
+	msg := ve.Message
+	var a, b int
+	if strings.Contains(ve.KeywordLocation, "/dependentRequired/") || strings.Contains(ve.KeywordLocation, "/dependencies/") {
+		// "property 'b' is required, if 'a' property exists"
+		need, given, _ := strings.Cut(strings.TrimPrefix(msg, "property "), " is required, if ")
+		n, ok1 := quotedNames(need)
+		g, ok2 := quotedNames(strings.TrimSuffix(given, " property exists"))
+		if ok1 && ok2 && len(n) == 1 && len(g) == 1 {
+			return fmt.Sprintf("missing required key %q (needed when %q is given)", n[0], g[0])
+		}
+	}
+	switch keyword {
+	case "type":
+		if want, got, ok := strings.Cut(strings.TrimPrefix(msg, "expected "), ", but got "); ok {
+			names := strings.Split(want, " or ")
+			for i, n := range names {
+				names[i] = typeName(n, true)
+			}
+			if len(names) == 1 {
+				// "a non-empty list of strings", not just "a list"
+				if d := v.describe(v.keywordValue(strings.TrimSuffix(ve.AbsoluteKeywordLocation, "/type"))); d != "" {
+					names[0] = d
+				}
+			}
+			what := typeName(got, false)
+			if want == "integer" && got == "number" {
+				what = "a fraction"
+			}
+			return "must be " + strings.Join(names, " or ") + ", not " + what
+		}
+	case "required":
+		if names, ok := quotedNames(strings.TrimPrefix(msg, "missing properties: ")); ok {
+			return "missing required " + keysPhrase(names, " and ")
+		}
+	case "minLength":
+		if n, _ := fmt.Sscanf(msg, "length must be >= %d, but got %d", &a, &b); n == 2 {
+			if a == 1 {
+				return "must not be empty"
+			}
+			return fmt.Sprintf("must be at least %s long (it has %d)", plural(a, "character"), b)
+		}
+	case "maxLength":
+		if n, _ := fmt.Sscanf(msg, "length must be <= %d, but got %d", &a, &b); n == 2 {
+			return fmt.Sprintf("must be at most %s long (it has %d)", plural(a, "character"), b)
+		}
+	case "minItems":
+		if n, _ := fmt.Sscanf(msg, "minimum %d items required, but found %d items", &a, &b); n == 2 {
+			if a == 1 {
+				return "must not be empty"
+			}
+			return fmt.Sprintf("needs at least %s (it has %d)", plural(a, "item"), b)
+		}
+	case "maxItems":
+		if n, _ := fmt.Sscanf(msg, "maximum %d items required, but found %d items", &a, &b); n == 2 {
+			return fmt.Sprintf("may hold at most %s (it has %d)", plural(a, "item"), b)
+		}
+	case "minProperties":
+		if n, _ := fmt.Sscanf(msg, "minimum %d properties allowed, but found %d properties", &a, &b); n == 2 {
+			if a == 1 {
+				return "must not be empty"
+			}
+			return fmt.Sprintf("needs at least %s (it has %d)", plural(a, "key"), b)
+		}
+	case "maxProperties":
+		if n, _ := fmt.Sscanf(msg, "maximum %d properties allowed, but found %d properties", &a, &b); n == 2 {
+			return fmt.Sprintf("may hold at most %s (it has %d)", plural(a, "key"), b)
+		}
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+		words := map[string]string{"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than", "exclusiveMaximum": "less than"}
+		if i := strings.Index(msg, " but found "); i >= 0 && strings.HasPrefix(msg, "must be ") {
+			limit := msg[len("must be "):i]
+			limit = limit[strings.IndexByte(limit, ' ')+1:] // after >=, <=, > or <
+			return "must be " + words[keyword] + " " + limit + ", not " + msg[i+len(" but found "):]
+		}
+	case "multipleOf":
+		if value, of, ok := strings.Cut(msg, " not multipleOf "); ok {
+			return "must be a multiple of " + of + ", not " + value
+		}
+	case "pattern":
+		schema, _ := v.keywordValue(strings.TrimSuffix(ve.AbsoluteKeywordLocation, "/pattern")).(map[string]any)
+		pattern, _ := schema["pattern"].(string)
+		if desc, ok := schema["description"].(string); ok && desc != "" {
+			return "must be " + desc
+		}
+		if pattern != "" {
+			return "must match the regular expression " + pattern
+		}
+	case "uniqueItems":
+		if n, _ := fmt.Sscanf(msg, "items at index %d and %d are equal", &a, &b); n == 2 {
+			return fmt.Sprintf("items %d and %d are the same: each item must be different", a, b)
+		}
+	case "minContains", "contains":
+		if n, _ := fmt.Sscanf(msg, "valid must be >= %d, but got %d", &a, &b); n == 2 {
+			return fmt.Sprintf("needs at least %s of the form it must contain (it has %d)", plural(a, "item"), b)
+		}
+	case "maxContains":
+		if n, _ := fmt.Sscanf(msg, "valid must be <= %d, but got %d", &a, &b); n == 2 {
+			return fmt.Sprintf("may hold at most %s of that form (it has %d)", plural(a, "item"), b)
+		}
+	case "not":
+		return "has a form that is not allowed here"
+	case "const":
+		return strings.ReplaceAll(msg, "<nil>", "null")
+	case "unevaluatedProperties":
+		if msg == "not allowed" {
+			if name := lastToken(ve.InstanceLocation); name != "" {
+				if u, err := url.PathUnescape(name); err == nil {
+					return fmt.Sprintf("unknown key %q", strings.NewReplacer("~1", "/", "~0", "~").Replace(u))
+				}
+			}
+		}
+	}
+	return msg
+}
+
+// typeName words a JSON Schema type: what a value must be (want) or what it
+// was.
+func typeName(t string, want bool) string {
+	switch t {
+	case "string":
+		return "a string"
+	case "integer":
+		if want {
+			return "a whole number"
+		}
+		return "a number"
+	case "number":
+		return "a number"
+	case "boolean":
+		if want {
+			return "true or false"
+		}
+		return "a boolean"
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	}
+	return t // null
+}
+
+// keysPhrase words names as `key "a"` or `keys "a", "b"`, the last two
+// joined by last (" and ", " or ").
+func keysPhrase(names []string, last string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return "key " + q[0]
+	}
+	return "keys " + strings.Join(q[:len(q)-1], ", ") + last + q[len(q)-1]
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// alternatives words the failure of a oneOf or anyOf none of whose
+// branches fit as one message where the branches say how the value may
+// be, rather than each branch's complaint as if all applied:
+//
+//   - when every branch wants another type: "must be a string or a list of
+//     strings";
+//   - when the branches whose type fits each miss only required keys:
+//     `needs "path" or "path_pattern"`;
+//   - otherwise the complaints of the branch that comes closest (its type
+//     fits, with the fewest violations), so that a list of strings with one
+//     number in it is told about the number.
+func (v *Validator) alternatives(ve *jsonschema.ValidationError, out []Violation) []Violation {
+	loc := unescapeLocation(ve.InstanceLocation)
+	branches, _ := v.keywordValue(ve.AbsoluteKeywordLocation).([]any)
+	type branch struct {
+		schema     any
+		violations []Violation
+		required   [][]string // the keys each required failure names, when that is all that failed
+		typeMiss   bool
+	}
+	var fits []branch
+	var wants []string
+	for _, c := range ve.Causes {
+		b := branch{violations: v.collect(c, nil)}
+		if i, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(c.KeywordLocation, ve.KeywordLocation+"/"), "/", 2)[0]); err == nil && i < len(branches) {
+			b.schema = branches[i]
+		}
+		onlyRequired := true
+		for _, l := range leaves(c, nil) {
+			at := l.InstanceLocation == ve.InstanceLocation
+			switch keyword := lastToken(l.KeywordLocation); {
+			case keyword == "type" && at:
+				b.typeMiss = true
+			case keyword == "required" && at:
+				if names, ok := quotedNames(strings.TrimPrefix(l.Message, "missing properties: ")); ok {
+					b.required = append(b.required, names)
+					continue
+				}
+				onlyRequired = false
+			default:
+				onlyRequired = false
+			}
+		}
+		if !onlyRequired {
+			b.required = nil
+		}
+		if b.typeMiss {
+			wants = append(wants, v.describe(b.schema)) // "" when it cannot be worded
+			continue
+		}
+		fits = append(fits, b)
+	}
+	if len(fits) == 0 {
+		if !slices.Contains(wants, "") && len(wants) > 0 {
+			return append(out, Violation{Pointer: loc, Message: "must be " + strings.Join(wants, " or ")})
+		}
+		for _, c := range ve.Causes {
+			out = v.collect(c, out)
+		}
+		return out
+	}
+	var alts []string
+	for _, b := range fits {
+		if len(b.required) != 1 {
+			alts = nil
+			break
+		}
+		alts = append(alts, quotedList(b.required[0]))
+	}
+	if alts != nil {
+		return append(out, Violation{Pointer: loc, Message: "needs " + strings.Join(alts, " or ")})
+	}
+	best := fits[0]
+	for _, b := range fits[1:] {
+		if len(b.violations) < len(best.violations) {
+			best = b
+		}
+	}
+	return append(out, best.violations...)
+}
+
+// quotedList quotes names, joined by " and ".
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, " and ")
+}
+
+// leaves appends the leaves of ve's tree, as jsonschema/v5 words them.
+func leaves(ve *jsonschema.ValidationError, out []*jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return append(out, ve)
+	}
+	for _, c := range ve.Causes {
+		out = leaves(c, out)
+	}
+	return out
+}
+
+// describe words what a schema takes by its type, "a string" or "a list of
+// strings", following a $ref inside the schema; "" when it has no single
+// type to tell.
+func (v *Validator) describe(schema any) string {
+	m, ok := v.resolve(schema).(map[string]any)
+	if !ok {
+		return ""
+	}
+	t, ok := m["type"].(string)
+	if !ok {
+		return ""
+	}
+	if t != "array" {
+		return typeName(t, true)
+	}
+	list := "a list"
+	if n, ok := m["minItems"].(json.Number); ok && n.String() != "0" {
+		list = "a non-empty list"
+	}
+	if item, ok := v.resolve(m["items"]).(map[string]any); ok {
+		plurals := map[string]string{"string": "strings", "integer": "whole numbers", "number": "numbers",
+			"boolean": "booleans", "object": "objects", "array": "lists"}
+		if t, ok := item["type"].(string); ok && plurals[t] != "" {
+			return list + " of " + plurals[t]
+		}
+	}
+	return list
+}
+
+// resolve follows a schema's "$ref" to a place inside the schema ("#/...").
+func (v *Validator) resolve(schema any) any {
+	for range 10 {
+		m, ok := schema.(map[string]any)
+		if !ok {
+			return schema
+		}
+		ref, ok := m["$ref"].(string)
+		if !ok || !strings.HasPrefix(ref, "#") {
+			return schema
+		}
+		schema = v.keywordValue(schemaBase + "x.json" + ref)
+	}
+	return schema
 }
 
 // unescapeLocation turns jsonschema/v5's instance location, whose tokens

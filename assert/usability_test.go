@@ -191,3 +191,20 @@ func TestEnvClose(t *testing.T) {
 		t.Fatalf("closed %v", order)
 	}
 }
+
+// A mistyped criterion key is answered with the key meant, as a mistyped
+// assertion key or kind is; a key near none lists the keys.
+func TestUnknownCriterionKeySuggests(t *testing.T) {
+	for _, tc := range []struct{ key, want string }{
+		{"wieght", `/0/wieght: unknown criterion key "wieght" (did you mean "weight"?)`},
+		{"weigth", `/0/weigth: unknown criterion key "weigth" (did you mean "weight"?)`},
+		{"lable", `/0/lable: unknown criterion key "lable" (did you mean "label"?)`},
+		{"axes", `/0/axes: unknown criterion key "axes" (did you mean "axis"?)`},
+		{"colour", `/0/colour: unknown criterion key "colour" (a criterion has id, task_id, input_entity_id, label, assertion, weight, axis, created_at)`},
+	} {
+		_, err := assert.ParseCriteria([]byte(`[{"label": "a", "assertion": {"assert": "exit_code", "exit_code": 0}, "` + tc.key + `": 1}]`))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: err = %v, want %s", tc.key, err, tc.want)
+		}
+	}
+}

@@ -26,7 +26,7 @@ const SuiteSchema = `{
     "category": {"type": "string"},
     "website_url": {"type": "string"},
     "github_url": {"type": "string"},
-    "providers": {"type": "array", "items": {"type": "string", "pattern": "^[^/\\s]+/\\S+$", "description": "provider/model"}},
+    "providers": {"type": "array", "items": {"type": "string", "pattern": "^[^/\\s]+/\\S+$", "description": "provider/model, such as openai/gpt-4o"}},
     "help_modes": {"type": "array", "items": {"enum": ["injected", "discoverable", "none"]}},
     "concurrency": {"type": "integer", "minimum": 1},
     "workdir": {"type": "string", "minLength": 1, "description": "the working directory of every task, relative to the suite file; by default each run gets a fresh one"},
@@ -53,7 +53,7 @@ const SuiteSchema = `{
       "minItems": 1,
       "items": {
         "if": {"type": "string"},
-        "then": {"pattern": "^file://.", "description": "file://GLOB: task files relative to the suite file, each a list of tasks"},
+        "then": {"pattern": "^file://.", "description": "file://GLOB, naming task files relative to the suite file (each a list of tasks)"},
         "else": {"$ref": "#/$defs/task"}
       }
     }

@@ -10,16 +10,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/internal/pool"
+	"github.com/assaykit/assay/internal/yamlline"
 	"github.com/dlclark/regexp2"
 	"gopkg.in/yaml.v3"
 )
@@ -275,11 +274,6 @@ func (d *document) problem(ptr, msg string) Problem {
 	return problemAt(d.file, line, col, ptr, msg)
 }
 
-// yamlLine reads the line yaml.v3 puts in its error messages. It is
-// compiled when a suite first fails to parse, not at start-up: every
-// program that links the command pays for what its init does.
-var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: (?:line (\d+): )?`) })
-
 // read parses a YAML file and validates it against v. It returns nil when
 // the file cannot be read as one YAML document; schema violations are
 // recorded and the document returned, so that the parts that are valid can
@@ -337,66 +331,10 @@ func (l *loader) read(file string, data []byte, v *assert.Validator) *document {
 }
 
 // yamlProblem turns a yaml.v3 error ("yaml: line 3: did not find expected
-// key") into a Problem with the line.
-//
-// yaml.v3 reports the line where the enclosing block began (libyaml's
-// context mark), which for a misindented item can be far above the
-// mistake. The line reported is instead the first line at which the
-// document stops parsing: the shortest prefix of whole lines that fails
-// with the same message, found by bisection. When no prefix reproduces the
-// message, yaml.v3's line stands.
+// key") into a Problem at the line to fix (see internal/yamlline).
 func yamlProblem(file string, data []byte, err error) Problem {
-	msg := err.Error()
-	p := problemAt(file, 0, 0, "", "")
-	if m := yamlLine().FindStringSubmatch(msg); m != nil {
-		p.Line, _ = strconv.Atoi(m[1])
-		msg = msg[len(m[0]):]
-	}
-	msg = strings.TrimSpace(msg)
-	if line := firstFailingLine(data, msg); line > p.Line {
-		p.Line = line
-	}
-	p.Message = "not YAML: " + msg
-	return p
-}
-
-// firstFailingLine returns the smallest n such that the first n lines of
-// data fail to parse with message msg, or 0.
-func firstFailingLine(data []byte, msg string) int {
-	ends := []int{}
-	for i, b := range data {
-		if b == '\n' {
-			ends = append(ends, i+1)
-		}
-	}
-	if len(ends) == 0 || ends[len(ends)-1] != len(data) {
-		ends = append(ends, len(data))
-	}
-	fails := func(n int) bool {
-		var root yaml.Node
-		err := yaml.NewDecoder(bytes.NewReader(data[:ends[n-1]])).Decode(&root)
-		if err == nil {
-			return false
-		}
-		m := err.Error()
-		if sub := yamlLine().FindStringSubmatch(m); sub != nil {
-			m = m[len(sub[0]):]
-		}
-		return strings.TrimSpace(m) == msg
-	}
-	if !fails(len(ends)) {
-		return 0
-	}
-	lo, hi := 1, len(ends) // fails(hi) holds
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if fails(mid) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return hi
+	line, msg := yamlline.Locate(data, err)
+	return problemAt(file, line, 0, "", "not YAML: "+msg)
 }
 
 type wireThresholds struct {

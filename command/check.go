@@ -209,11 +209,7 @@ func validateSuiteYAML(path string, data []byte, lim readLimits) []problem {
 	}
 	out := make([]problem, len(se.Problems))
 	for i, p := range se.Problems {
-		msg := p.Message
-		if p.Pointer != "" && p.Line > 0 {
-			msg = p.Pointer + ": " + msg // problem.String shows the pointer only without a line
-		}
-		out[i] = problem{file: p.File, line: p.Line, column: p.Column, pointer: p.Pointer, message: msg}
+		out[i] = problem{file: p.File, line: p.Line, column: p.Column, pointer: p.Pointer, message: p.Message}
 	}
 	return out
 }

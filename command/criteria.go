@@ -92,19 +92,20 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 		if err != nil {
 			return c.badInput("%s: %v", name, err)
 		}
+		var pos assert.Positions
 		if assert.IsYAMLCriteria(*file, data) {
-			js, _, yerr := assert.CriteriaYAML(data)
+			js, p, yerr := assert.CriteriaYAML(data)
 			if yerr != nil {
-				return c.badInput("%s: %s:%v", name, *file, yerr)
+				return c.fileProblems(name, *file, assert.CriteriaErrors{yerr.(*assert.CriteriaError)}, nil)
 			}
-			data = js
+			data, pos = js, p
 		}
 		if sub == "create" {
-			creates, createList, err = parseCreateFile(data)
-		} else {
-			err = json.Unmarshal(data, &update)
-		}
-		if err != nil {
+			var problems assert.CriteriaErrors
+			if creates, createList, problems = parseCreateFile(data); len(problems) > 0 {
+				return c.fileProblems(name, *file, problems, pos)
+			}
+		} else if err := json.Unmarshal(data, &update); err != nil {
 			return c.badInput("%s: %s: %v", name, *file, err)
 		}
 	}
@@ -207,15 +208,16 @@ var criterionCreateKeys = map[string]bool{
 
 // parseCreateFile reads what create --file holds: one criterion object, or
 // a list of them (a criteria file, as list prints it, or {"data": [...]}),
-// each checked as parseCriterionFile checks one. Every item's problem is
-// reported at once, with its index.
-func parseCreateFile(data []byte) (out []assert.Criterion, list bool, err error) {
+// each checked as parseCriterionFile checks one. Every problem of every
+// item is returned at once, at its pointer in the file (/1/wieght).
+func parseCreateFile(data []byte) (out []assert.Criterion, list bool, problems assert.CriteriaErrors) {
 	trimmed := bytes.TrimSpace(data)
 	var items []json.RawMessage
+	prefix := ""
 	switch {
 	case len(trimmed) > 0 && trimmed[0] == '[':
 		if err := json.Unmarshal(trimmed, &items); err != nil {
-			return nil, true, fmt.Errorf("not a JSON list of criteria: %w", err)
+			return nil, true, assert.CriteriaErrors{{Message: "not a JSON list of criteria: " + err.Error(), Err: err}}
 		}
 		list = true
 	case len(trimmed) > 0 && trimmed[0] == '{' && bytes.Contains(trimmed, []byte(`"data"`)):
@@ -223,58 +225,92 @@ func parseCreateFile(data []byte) (out []assert.Criterion, list bool, err error)
 			Data *[]json.RawMessage `json:"data"`
 		}
 		if json.Unmarshal(trimmed, &resp) == nil && resp.Data != nil {
-			items, list = *resp.Data, true
+			items, list, prefix = *resp.Data, true, "/data"
 			break
 		}
 		fallthrough
 	default:
 		var cr assert.Criterion
-		if err := parseCriterionFile(data, &cr); err != nil {
-			return nil, false, err
+		if problems := parseCriterionFile(data, &cr); len(problems) > 0 {
+			return nil, false, problems
 		}
 		return []assert.Criterion{cr}, false, nil
 	}
 	if len(items) == 0 {
-		return nil, true, errors.New("the list is empty: nothing to create")
+		return nil, true, assert.CriteriaErrors{{Message: "the list is empty: nothing to create"}}
 	}
-	var problems []string
 	out = make([]assert.Criterion, len(items))
 	for i, item := range items {
-		if err := parseCriterionFile(item, &out[i]); err != nil {
-			msg := err.Error()
-			if strings.HasPrefix(msg, "/") {
-				problems = append(problems, fmt.Sprintf("/%d%s", i, msg))
-			} else {
-				problems = append(problems, fmt.Sprintf("/%d: %s", i, msg))
-			}
+		for _, ce := range parseCriterionFile(item, &out[i]) {
+			ce.Pointer = assert.IndexPointer(prefix, i) + ce.Pointer
+			problems = append(problems, ce)
 		}
 	}
 	if len(problems) > 0 {
-		return nil, true, errors.New(strings.Join(problems, "; "))
+		return nil, true, problems
 	}
 	return out, true, nil
 }
 
+// criterionCreateKeyList is criterionCreateKeys in the order a criterion
+// holds them, for messages.
+var criterionCreateKeyList = []string{"task_id", "input_entity_id", "label", "assertion", "weight", "axis"}
+
 // parseCriterionFile reads one criterion object, rejecting unknown keys (a
-// typo such as "wieght" must not silently become the default weight) and
-// the API-assigned id and created_at.
-func parseCriterionFile(data []byte, dst *assert.Criterion) error {
+// typo such as "wieght" must not silently become the default weight, and
+// is answered with the key meant) and the API-assigned id and created_at:
+// every problem, each at its pointer within the object.
+func parseCriterionFile(data []byte, dst *assert.Criterion) assert.CriteriaErrors {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
 		if err == nil {
 			err = errors.New("null")
 		}
-		return fmt.Errorf("not a JSON object: %w", err)
+		return assert.CriteriaErrors{{Message: "not a JSON object: " + err.Error(), Err: err}}
 	}
+	var problems assert.CriteriaErrors
 	for _, k := range sortedKeys(fields) {
+		ptr := "/" + assert.EscapePointer(k)
 		switch {
 		case k == "id" || k == "created_at":
-			return fmt.Errorf("/%s: assigned by the API; remove it", k)
+			problems = append(problems, &assert.CriteriaError{Pointer: ptr, Message: "assigned by the API; remove it"})
 		case !criterionCreateKeys[k]:
-			return fmt.Errorf("/%s: unknown key (a criterion has task_id, input_entity_id, label, assertion, weight, axis)", assert.EscapePointer(k))
+			problems = append(problems, &assert.CriteriaError{Pointer: ptr, Message: assert.UnknownCriterionKey(k, criterionCreateKeyList)})
 		}
 	}
-	return dst.UnmarshalJSON(data)
+	if len(problems) > 0 {
+		return problems
+	}
+	err := dst.UnmarshalJSON(data)
+	if err == nil {
+		return nil
+	}
+	var list assert.CriteriaErrors
+	var one *assert.CriteriaError
+	switch {
+	case errors.As(err, &list):
+		return list
+	case errors.As(err, &one):
+		return assert.CriteriaErrors{one}
+	}
+	return assert.CriteriaErrors{{Message: err.Error(), Err: err}}
+}
+
+// fileProblems prints every problem of a --file as validate prints it,
+// located by line:column when the file is YAML (pos), and returns exit
+// code 2.
+func (c *cli) fileProblems(name, file string, problems assert.CriteriaErrors, pos assert.Positions) int {
+	for _, ce := range problems {
+		if pos != nil && ce.Line == 0 {
+			if p, ok := locateIn(pos, ce.Pointer); ok {
+				ce.Position = p
+			}
+		}
+	}
+	for _, p := range criteriaProblems(file, problems) {
+		fmt.Fprintf(c.stderr, "assay: %s: %s\n", name, p)
+	}
+	return exitUsage
 }
 
 // criteriaFailure prints a failed call and returns exit code 1: an API error

@@ -72,9 +72,15 @@
 //   - validate checks what schemas cannot, for every criterion whatever
 //     else is wrong with it: duplicate ids and paths that can never match
 //     are problems; a cli pattern that is not a regular expression is a
-//     warning (it still matches, as a substring), as it is in a suite.
-//   - criteria create --file with a list creates in order and stops at the
-//     first API error, printing what it created before it.
+//     warning (it still matches, as a substring), as it is in a suite. So is
+//     an sftp path_pattern holding [ ] { } (eval reads them as themselves
+//     and reports the file absent: not an error) or a literal path with a
+//     "*" or "?"; what eval refuses (a trailing backslash, "..") is an error.
+//     Warnings are located as errors are: "file:line:col: warning: /ptr:".
+//   - criteria create --file checks the file before calling the API and
+//     prints every problem as validate does (line:column in YAML), one a
+//     line. With a list it creates in order and stops at the first API
+//     error, printing what it created before it.
 //   - check notes on stderr, before running anything, how many verify
 //     commands will run. --no-verify runs none: each verify is reported as
 //     not run ("skip" in text, <skipped> in JUnit, "skipped": true in JSON

@@ -17,7 +17,8 @@ import (
 // every criterion whatever else is wrong with it (so that one problem does
 // not hide another until it is fixed): two criteria with one id, a
 // criterion pattern that is not a regular expression (it would be matched
-// as a plain substring), and a path that can never match its kind's
+// as a plain substring), an SFTP path or pattern whose wildcards eval reads
+// as plain characters, and a path that can never match its kind's
 // evidence (a JSON path with an empty segment, an HL7 or X12 path that does
 // not parse). data is the criteria list as JSON (a list, or {"data":
 // [...]}).
@@ -64,7 +65,10 @@ func lintCriteria(data []byte) (problems, warnings assert.CriteriaErrors) {
 			lintPattern(a.Get(escapeGJSON(kind)), aptr+"/"+kind, warn)
 		case "run_count":
 			lintPattern(a.Get("run_count.pattern"), aptr+"/run_count/pattern", warn)
-		case "fhir-resource-state", "sftp-file-present":
+		case "sftp-file-present":
+			lintFields(a.Get("fields"), aptr+"/fields", "path", lintJSONPath, add)
+			lintSFTPPath(a, aptr, warn)
+		case "fhir-resource-state":
 			lintFields(a.Get("fields"), aptr+"/fields", "path", lintJSONPath, add)
 		case "portal-state-match":
 			lintFields(a.Get("assertions"), aptr+"/assertions", "path", lintJSONPath, add)
@@ -90,6 +94,32 @@ func lintPattern(p gjson.Result, ptr string, add func(string, string, ...any)) {
 	}
 	if err := clitask.CompilePattern(p.Str).Fallback(); err != nil {
 		add(ptr, "%q is not a regular expression (%v): it would be matched as a plain substring; escape it, or write the text you mean", p.Str, err)
+	}
+}
+
+// lintSFTPPath warns of an sftp-file-present path or path_pattern that
+// eval reads otherwise than its author likely meant. A path_pattern has *,
+// ? and ** and nothing else: "[", "]", "{" and "}" stand for themselves (as
+// sftp.Pattern documents), so "outbound/[" names a file called "[" and
+// eval reports it absent, not an error; and a path is literal, so a "*" or
+// "?" in it is that character. Both are warnings, as a pattern that is not
+// a regular expression is. What eval refuses (a trailing "\", "..") is
+// already an error of the kind's decoder.
+func lintSFTPPath(a gjson.Result, ptr string, warn func(string, string, ...any)) {
+	if p := a.Get("path_pattern"); p.Type == gjson.String {
+		for i := 0; i < len(p.Str); i++ {
+			switch c := p.Str[i]; c {
+			case '\\':
+				i++
+			case '[', ']', '{', '}':
+				warn(ptr+"/path_pattern", "%q: %q is not a wildcard in a path_pattern (it has *, ? and **, no [...] classes or {a,b} choices): it matches only a name holding %q; escape it with a backslash if that is what you mean",
+					p.Str, string(c), string(c))
+				return
+			}
+		}
+	}
+	if p := a.Get("path"); p.Type == gjson.String && strings.ContainsAny(p.Str, "*?") {
+		warn(ptr+"/path", "%q is a literal path, so its * or ? matches only that character; for a wildcard, write it as path_pattern", p.Str)
 	}
 }
 

@@ -22,8 +22,8 @@ func init() {
 	register("validate", subcommand{summary: "validate criteria (JSON or YAML), suite and task files, payer policies and phone lines (every problem at once)", usage: "assay validate FILE...", run: runValidate})
 }
 
-// problem is one thing wrong with a file, located by line:column (YAML) or
-// JSON pointer.
+// problem is one thing wrong with a file, located by line:column (YAML) and
+// JSON pointer, printed "file:line:col: [warning: ]/pointer: message".
 type problem struct {
 	file    string
 	line    int
@@ -35,18 +35,24 @@ type problem struct {
 }
 
 func (p problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.file)
+	if p.line > 0 {
+		fmt.Fprintf(&b, ":%d", p.line)
+		if p.column > 0 {
+			fmt.Fprintf(&b, ":%d", p.column)
+		}
+	}
+	b.WriteString(": ")
 	if p.warning {
-		return fmt.Sprintf("%s: warning: %s", p.file, p.message)
+		b.WriteString("warning: ")
 	}
-	switch {
-	case p.line > 0 && p.column > 0:
-		return fmt.Sprintf("%s:%d:%d: %s", p.file, p.line, p.column, p.message)
-	case p.line > 0:
-		return fmt.Sprintf("%s:%d: %s", p.file, p.line, p.message)
-	case p.pointer != "":
-		return fmt.Sprintf("%s: %s: %s", p.file, p.pointer, p.message)
+	if p.pointer != "" {
+		b.WriteString(p.pointer)
+		b.WriteString(": ")
 	}
-	return fmt.Sprintf("%s: %s", p.file, p.message)
+	b.WriteString(p.message)
+	return b.String()
 }
 
 // yamlValidator validates YAML documents: suite files (a mapping with
@@ -143,9 +149,6 @@ func foreignProblems(path, what string, parse func([]byte) error, data []byte) [
 		out := make([]problem, len(list))
 		for i, e := range list {
 			out[i] = problem{file: path, line: e.Line, column: e.Column, pointer: e.Pointer, message: e.Message}
-			if e.Line > 0 && e.Pointer != "" {
-				out[i].message = e.Pointer + ": " + e.Message
-			}
 		}
 		return out
 	}
@@ -194,7 +197,6 @@ func validateCriteriaJSON(path string, data []byte, pos assert.Positions, single
 	out := criteriaProblems(path, problems)
 	for i := nProblems; i < len(out); i++ {
 		out[i].warning = true
-		out[i].message = out[i].pointer + ": " + out[i].message
 	}
 	return out
 }
@@ -216,9 +218,9 @@ func locateIn(pos assert.Positions, ptr string) (assert.Position, bool) {
 func criteriaProblems(path string, errs assert.CriteriaErrors) []problem {
 	out := make([]problem, len(errs))
 	for i, ce := range errs {
-		out[i] = problem{file: path, line: ce.Line, column: ce.Column, pointer: orRoot(ce.Pointer), message: ce.Message}
-		if ce.Line > 0 && ce.Pointer != "" {
-			out[i].message = ce.Pointer + ": " + ce.Message
+		out[i] = problem{file: path, line: ce.Line, column: ce.Column, pointer: ce.Pointer, message: ce.Message}
+		if ce.Line == 0 {
+			out[i].pointer = orRoot(ce.Pointer) // without a line, the pointer is the place
 		}
 	}
 	return out

@@ -33,7 +33,7 @@ func TestValidateCriteria(t *testing.T) {
 	}
 	for _, want := range []string{
 		`typo.json: /data/1/assertion/assertions/0/expect: unknown key "expect" (did you mean "expected"?) (portal-state-match)`,
-		`typo.json: /data/1/assertion/assertions/0: missing properties: 'expected' (portal-state-match)`,
+		`typo.json: /data/1/assertion/assertions/0: missing required key "expected" (portal-state-match)`,
 		`typo.json: /data/2/assertion/assert: unknown kind "no-such-kind"`,
 		`typo.json: /data/3/assertion: missing: every criterion needs an assertion`,
 		`notlist.json: not a file assay reads: `,

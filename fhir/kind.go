@@ -24,7 +24,7 @@ const schema = `{
   "additionalProperties": false,
   "properties": {
     "assert": {"const": "fhir-resource-state"},
-    "resource_type": {"type": "string", "pattern": "^[A-Z][A-Za-z0-9]*$", "maxLength": 64},
+    "resource_type": {"type": "string", "pattern": "^[A-Z][A-Za-z0-9]*$", "maxLength": 64, "description": "a FHIR resource type, such as Patient or Coverage"},
     "search": {
       "type": "object",
       "propertyNames": {"minLength": 1},

@@ -82,7 +82,7 @@ func TestStateMatch(t *testing.T) {
 			assert.StatusFailed, 0, nil, 0, `/assertions/0/expect: unknown key "expect"`},
 		{"correlate_by needs resource and key",
 			`{"assert": "portal-state-match", "correlate_by": {"resource": "claims"}}`,
-			assert.StatusFailed, 0, nil, 0, `/correlate_by: missing properties: 'key'`},
+			assert.StatusFailed, 0, nil, 0, `/correlate_by: missing required key "key"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -325,7 +325,7 @@ func TestInvalidSpecs(t *testing.T) {
 	env := assert.NewEnv()
 	sftp.Attach(env, sftp.MemorySource(treeFiles(t)))
 	for _, tt := range []struct{ spec, want string }{
-		{`{"assert": "sftp-file-present"}`, "missing properties: 'path'"},
+		{`{"assert": "sftp-file-present"}`, `needs "path" or "path_pattern"`},
 		{`{"assert": "sftp-file-present", "path": "a", "path_pattern": "b"}`, "give exactly one of \"path\", \"path_pattern\", not several"},
 		{`{"assert": "sftp-file-present", "path": "a", "fields": [{"key": "k", "expected": 1}]}`, "fields need parse_json: true"},
 		{`{"assert": "sftp-file-present", "path": "a", "parse_json": false, "fields": [{"path": "k", "expected": 1}]}`, "fields need parse_json: true"},

@@ -151,7 +151,7 @@ func TestRegistryValidation(t *testing.T) {
 	defer srv.Close()
 	status, body, _ := call(t, srv, "POST", "/criteria", `{"task_id":"t","label":"l","assertion":{"assert":"answer","value":"x","extra":1}}`)
 	if status != 422 || !strings.Contains(body, `{"field":"/assertion/extra","message":"unknown key \"extra\""}`) ||
-		!strings.Contains(body, `{"field":"/assertion/value","message":"expected integer, but got string"}`) {
+		!strings.Contains(body, `{"field":"/assertion/value","message":"must be a whole number, not a string"}`) {
 		t.Errorf("%d %s", status, body)
 	}
 	if status, body, _ = call(t, srv, "POST", "/criteria", `{"task_id":"t","label":"l","assertion":{"assert":"nope"}}`); status != 422 || !strings.Contains(body, `unknown kind`) {
