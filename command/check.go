@@ -72,7 +72,7 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 
 	if n := verifyCount(suite, runs, *taskID); n > 0 && !*noVerify {
 		// verify runs a suite author's commands here: say so first.
-		c.eprintf("assay: check: note: %d verify %s of %s will run on this machine (sh -c in each run's workdir); --no-verify skips them",
+		c.eprintf("check: note: %d verify %s of %s will run on this machine (sh -c in each run's workdir); --no-verify skips them",
 			n, pluralWord(n, "command", "commands"), *suitePath)
 	}
 	result, err := suite.Check(ctx, runs, clitask.CheckOptions{TaskID: *taskID, OnRun: onRun, NoVerify: *noVerify})
@@ -88,7 +88,7 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 			return c.badInput("check: --task: %v (the suite's tasks: %s)", err, taskList(suite))
 		}
 		if ctx.Err() != nil {
-			c.eprintf("assay: check: interrupted: %v", ctx.Err())
+			c.eprintf("check: interrupted: %v", ctx.Err())
 			return exitFail
 		}
 		return c.badInput("check: %v", err)
@@ -99,11 +99,11 @@ func runCheck(ctx context.Context, c *cli, args []string) int {
 		err = report.WriteSuite(c.stdout, out, result, opts)
 	}
 	if err != nil {
-		c.eprintf("assay: check: writing output: %v", err)
+		c.eprintf("check: writing output: %v", err)
 		return exitUsage
 	}
 	if len(result.Runs) == 0 {
-		c.eprintf("assay: check: warning: %s holds no run of the tasks checked", *tracePath)
+		c.eprintf("check: warning: %s holds no run of the tasks checked", *tracePath)
 	}
 	return c.suiteExit("check", suite, result, *taskID == "")
 }
@@ -123,7 +123,7 @@ func (c *cli) suiteExit(name string, suite *clitask.Suite, result *clitask.Repor
 			if t.Behavior == clitask.BehaviorError {
 				level, code = "error", exitFail
 			}
-			c.eprintf("assay: %s: %s: model %s passed %s of its runs, below the minimum %s (behavior: %s)",
+			c.eprintf("%s: %s: model %s passed %s of its runs, below the minimum %s (behavior: %s)",
 				name, level, t.Model, report.Percent(t.Rate), report.Percent(t.Minimum), t.Behavior)
 		}
 		return code
@@ -142,7 +142,7 @@ func (c *cli) loadSuite(name, path string) (*clitask.Suite, bool) {
 		var se *clitask.SuiteError
 		if errors.As(err, &se) {
 			for _, p := range se.Problems {
-				c.eprintf("assay: %s: %s", name, p)
+				c.eprintf("%s: %s", name, p)
 			}
 			return nil, false
 		}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/report"
@@ -61,48 +60,6 @@ func (r renamer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
-}
-
-// prefixRenamer rewrites "assay: " at the start of each line as the
-// program's name, so that a command built with Main names itself in every
-// message on stderr, not only in usage. It is safe for concurrent use.
-type prefixRenamer struct {
-	w    io.Writer
-	name string
-
-	mu      sync.Mutex
-	midLine bool // the last write did not end a line
-}
-
-func (r *prefixRenamer) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var b strings.Builder
-	for line := range strings.Lines(string(p)) {
-		if !r.midLine {
-			if rest, ok := strings.CutPrefix(line, "assay: "); ok {
-				line = r.name + ": " + rest
-			}
-		}
-		b.WriteString(line)
-		r.midLine = !strings.HasSuffix(line, "\n")
-	}
-	if _, err := io.WriteString(r.w, b.String()); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// Unwrap returns the writer written to, so that a terminal is still known
-// as one (unwrapWriter).
-func (r *prefixRenamer) Unwrap() io.Writer { return r.w }
-
-// unwrapWriter returns the writer beneath w's renaming, if any.
-func unwrapWriter(w io.Writer) io.Writer {
-	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
-		return u.Unwrap()
-	}
-	return w
 }
 
 // progName is the program's name: "assay", or the name Config gave.
@@ -172,9 +129,6 @@ func Main(ctx context.Context, args []string, cfg Config) int {
 	if c.getenv == nil {
 		c.getenv = os.Getenv
 	}
-	if c.name != "" && c.name != "assay" {
-		c.stderr = &prefixRenamer{w: c.stderr, name: c.name}
-	}
 	return run(ctx, c, args)
 }
 
@@ -183,7 +137,7 @@ func Main(ctx context.Context, args []string, cfg Config) int {
 func run(ctx context.Context, c *cli, args []string) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.eprintf("assay: internal error: %v", p)
+			c.eprintf("internal error: %v", p)
 			code = exitUsage
 		}
 	}()
@@ -197,7 +151,7 @@ func run(ctx context.Context, c *cli, args []string) (code int) {
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(c.stderr, "assay: unknown command %q\n", args[0])
+		c.eprintf("unknown command %q", args[0])
 		usage(c.usageOut(c.stderr))
 		return exitUsage
 	}
@@ -227,16 +181,32 @@ func usage(w io.Writer) {
 
 // badInput prints a message to stderr and returns exit code 2.
 func (c *cli) badInput(format string, args ...any) int {
-	c.eprintf("assay: "+format, args...)
+	c.eprintf(format, args...)
 	return exitUsage
 }
 
-// eprintf prints one line to stderr, escaped as text reports are (rule 23,
+// eprintf prints a message to stderr: the program's name, a colon, and
+// the message, as one line escaped as text reports are (rule 23,
 // report.Escape): the messages name run folders, models, files and
 // errors that quote inputs, agents and servers, and none of them may
 // recolour the terminal or forge a second line. A message is one line by
 // design, so a newline in it is written as \n.
 func (c *cli) eprintf(format string, args ...any) {
-	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
-	fmt.Fprintln(c.stderr, report.Escape(msg))
+	c.eline(c.prog() + ": " + fmt.Sprintf(format, args...))
+}
+
+// eline prints one line to stderr as it is given, escaped as eprintf's: a
+// problem that names its own place (FILE:LINE:COL: ...), or the
+// continuation of a message.
+func (c *cli) eline(line string) {
+	fmt.Fprintln(c.stderr, report.Escape(strings.TrimRight(line, "\n")))
+}
+
+// prog returns the program's name as messages begin with it: Config.Name,
+// or assay.
+func (c *cli) prog() string {
+	if c.name == "" {
+		return "assay"
+	}
+	return c.name
 }

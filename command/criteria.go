@@ -49,7 +49,7 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 		criteriaUsage(c.usageOut(c.stdout))
 		return exitOK
 	default:
-		c.eprintf("assay criteria: unknown subcommand %q", sub)
+		c.eprintf("criteria: unknown subcommand %q", sub)
 		criteriaUsage(c.usageOut(c.stderr))
 		return exitUsage
 	}
@@ -147,7 +147,7 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 					_ = writeJSON(c.stdout, made)
 				}
 				if createList {
-					c.eprintf("assay: %s: item %d of %d failed; %d created before it (printed above)", name, i, len(creates), len(made))
+					c.eprintf("%s: item %d of %d failed; %d created before it (printed above)", name, i, len(creates), len(made))
 				}
 				return c.criteriaFailure(name, err)
 			}
@@ -180,7 +180,7 @@ func runCriteria(ctx context.Context, c *cli, args []string) int {
 		}{pos[0], true}
 	}
 	if err := writeJSON(c.stdout, out); err != nil {
-		c.eprintf("assay: %s: writing output: %v", name, err)
+		c.eprintf("%s: writing output: %v", name, err)
 		return exitUsage
 	}
 	return exitOK
@@ -308,7 +308,7 @@ func (c *cli) fileProblems(name, file string, problems assert.CriteriaErrors, po
 		}
 	}
 	for _, p := range criteriaProblems(file, problems) {
-		fmt.Fprintf(c.stderr, "assay: %s: %s\n", name, p)
+		c.eprintf("%s: %s", name, p)
 	}
 	return exitUsage
 }
@@ -319,7 +319,7 @@ func (c *cli) criteriaFailure(name string, err error) int {
 	var apiErr *client.APIError
 	if errors.As(err, &apiErr) {
 		var b strings.Builder
-		fmt.Fprintf(&b, "assay: %s: HTTP %d", name, apiErr.StatusCode)
+		fmt.Fprintf(&b, "%s: HTTP %d", name, apiErr.StatusCode)
 		if apiErr.Code != "" {
 			fmt.Fprintf(&b, " %s", apiErr.Code)
 		}
@@ -329,10 +329,10 @@ func (c *cli) criteriaFailure(name string, err error) int {
 		}
 		c.eprintf("%s", b.String())
 		for _, d := range apiErr.Details {
-			c.eprintf("  %s", d)
+			c.eline(fmt.Sprintf("  %s", d))
 		}
 		return exitFail
 	}
-	c.eprintf("assay: %s: %s", name, strings.TrimPrefix(err.Error(), "client: "))
+	c.eprintf("%s: %s", name, strings.TrimPrefix(err.Error(), "client: "))
 	return exitFail
 }

@@ -144,7 +144,7 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 	defer env.Close()
 	c.warnSandbox(snapshot, f.sandbox)
 	if w := assert.ScopeWarning(criteria, entity); w != "" {
-		c.eprintf("assay: eval: warning: %s", w)
+		c.eprintf("eval: warning: %s", w)
 	}
 	evalCtx, cancel := withEvalTimeout(ctx, f.timeout)
 	defer cancel()
@@ -157,18 +157,18 @@ func runEval(ctx context.Context, c *cli, args []string) int {
 		if f.entity == "" {
 			from = filepath.Join(f.sandbox, "run.json")
 		}
-		c.eprintf("assay: eval: %d of %d criteria skipped: scoped to another input entity than %q (from %s)",
+		c.eprintf("eval: %d of %d criteria skipped: scoped to another input entity than %q (from %s)",
 			result.Counts.Skipped, len(criteria), result.Entity, from)
 	}
 	if err := report.WriteTask(c.stdout, format, result, c.textOptions(f.noColor)); err != nil {
 		return c.badInput("eval: writing output: %v", err)
 	}
 	if ctx.Err() != nil {
-		c.eprintf("assay: eval: interrupted: %v", ctx.Err())
+		c.eprintf("eval: interrupted: %v", ctx.Err())
 		return exitFail
 	}
 	if evalCtx.Err() != nil {
-		c.eprintf("assay: eval: warning: %v; the checks unfinished then report an error", context.Cause(evalCtx))
+		c.eprintf("eval: warning: %v; the checks unfinished then report an error", context.Cause(evalCtx))
 	}
 	return exitForVerdict(result.Verdict)
 }
@@ -271,7 +271,7 @@ func (c *cli) loadSandbox(dir string, f evalFlags) (*assert.Env, error) {
 // misconfiguration that would otherwise read as "the agent failed".
 func (c *cli) warnSandbox(snapshot fs.FS, dir string) {
 	if len(sandbox.Present(snapshot)) == 0 {
-		c.eprintf("assay: eval: warning: %s holds none of the evidence folders %s; every check that needs evidence will report an error",
+		c.eprintf("eval: warning: %s holds none of the evidence folders %s; every check that needs evidence will report an error",
 			dir, strings.Join(sandbox.Folders(), ", "))
 	}
 }

@@ -184,7 +184,7 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 		return c.badInput("eval: --runs: %v", err)
 	}
 	if len(others) > 0 {
-		c.eprintf("assay: eval: warning: %s: %d %s not a run folder, left out: %s", f.runs, len(others),
+		c.eprintf("eval: warning: %s: %d %s not a run folder, left out: %s", f.runs, len(others),
 			pluralWord(len(others), "entry is", "entries are"), quoteList(others))
 	}
 	var plans evalPlans
@@ -254,7 +254,7 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 	}
 	for _, r := range runs {
 		if w := assert.ScopeWarning(plans.criteria[r.plan], entities[r.entity]); w != "" {
-			c.eprintf("assay: eval: warning: run %s: %s", r.name, w)
+			c.eprintf("eval: warning: run %s: %s", r.name, w)
 			break
 		}
 	}
@@ -277,7 +277,7 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 		env, err := c.loadSandbox(filepath.Join(f.runs, r.name, "sandbox"), f)
 		if err != nil {
 			// The folder was checked; it went away or changed since.
-			c.eprintf("assay: eval: run %s: %v", r.name, err)
+			c.eprintf("eval: run %s: %v", r.name, err)
 			env = assert.NewEnv()
 		}
 		evalCtx, cancel := withEvalTimeout(ctx, f.timeout)
@@ -299,7 +299,7 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 		})
 	prog.done()
 	if ctx.Err() != nil {
-		c.eprintf("assay: eval: interrupted: %v", ctx.Err())
+		c.eprintf("eval: interrupted: %v", ctx.Err())
 		return exitFail
 	}
 	bm, err := bw.Close()
@@ -307,7 +307,7 @@ func (c *cli) evalRuns(ctx context.Context, format report.Format, f evalFlags, s
 		return c.badInput("eval: writing output: %v", err)
 	}
 	if skippedRuns > 0 {
-		c.eprintf("assay: eval: in %d of %d runs, criteria scoped to another input entity were skipped (counts.skipped of each run)",
+		c.eprintf("eval: in %d of %d runs, criteria scoped to another input entity were skipped (counts.skipped of each run)",
 			skippedRuns, len(runs))
 	}
 	return exitForVerdict(bm.Verdict)

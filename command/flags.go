@@ -27,7 +27,7 @@ func parseFlags(fs *flag.FlagSet, c *cli, args []string) (positional []string, o
 				printUsage(c.usageOut(c.stdout), fs)
 				return nil, false
 			}
-			c.eprintf("%s: %v", fs.Name(), err)
+			c.eline(c.prog() + strings.TrimPrefix(fs.Name(), "assay") + ": " + err.Error())
 			printUsage(c.usageOut(c.stderr), fs)
 			return nil, false
 		}

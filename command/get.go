@@ -54,7 +54,7 @@ func registerPathFormat[Doc, Path any](f pathFormat[Doc, Path], summary string) 
 			f.printUsage(c.usageOut(c.stdout))
 			return exitOK
 		}
-		c.eprintf("assay %s: unknown subcommand %q", f.name, args[0])
+		c.eprintf("%s: unknown subcommand %q", f.name, args[0])
 		f.printUsage(c.usageOut(c.stderr))
 		return exitUsage
 	}})
@@ -109,7 +109,7 @@ func (f pathFormat[Doc, Path]) get(c *cli, args []string) int {
 	}
 	if f.warnings != nil {
 		for _, w := range f.warnings(doc) {
-			c.eprintf("assay: warning: %s: %s", file, w)
+			c.eprintf("warning: %s: %s", file, w)
 		}
 	}
 	// A format whose documents can say why a path reads nothing (an X12
@@ -118,7 +118,7 @@ func (f pathFormat[Doc, Path]) get(c *cli, args []string) int {
 	return c.printPaths(f.name, raw, func(i int) []string {
 		if pw != nil {
 			if w := pw.PathWarning(paths[i]); w != "" {
-				c.eprintf("assay: warning: %s: %s", file, w)
+				c.eprintf("warning: %s: %s", file, w)
 			}
 		}
 		return f.values(doc, paths[i])

@@ -59,7 +59,7 @@ func TestMainNamesItsProgram(t *testing.T) {
 	}
 }
 
-// It names itself in its errors, warnings and version too: every line
+// It names itself in its errors, warnings and version too: every message
 // that assay starts with "assay: ".
 func TestMainNamesItselfEverywhere(t *testing.T) {
 	for _, tc := range []struct {
@@ -70,6 +70,8 @@ func TestMainNamesItselfEverywhere(t *testing.T) {
 		{[]string{"eval", "--criteria", "nope.json", "--sandbox", "."}, exitUsage, "mykinds: eval: nope.json", "assay"},
 		{[]string{"frobnicate"}, exitUsage, "mykinds: unknown command \"frobnicate\"", "assay"},
 		{[]string{"eval", "--format", "xml"}, exitUsage, "mykinds: eval: --format", "assay"},
+		{[]string{"eval", "--nope"}, exitUsage, "mykinds eval: flag provided but not defined: -nope", "assay"},
+		{[]string{"validate", "nope.json"}, exitUsage, "nope.json", "assay"},
 		// The module's path is the module's; the program is mykinds.
 		{[]string{"version"}, exitOK, "mykinds (", "assay ("},
 	} {
@@ -79,23 +81,5 @@ func TestMainNamesItselfEverywhere(t *testing.T) {
 		if code != tc.code || !strings.Contains(all, tc.want) || strings.Contains(all, tc.flaw) {
 			t.Errorf("%v: code %d, want %d and %q without %q:\n%s", tc.args, code, tc.code, tc.want, tc.flaw, all)
 		}
-	}
-}
-
-// The renaming holds for lines written in pieces, and leaves "assay: "
-// inside a line alone.
-func TestPrefixRenamer(t *testing.T) {
-	var b bytes.Buffer
-	r := &prefixRenamer{w: &b, name: "mk"}
-	for _, p := range []string{"assay: one\nassay: two", " and assay: not this\n", "assay: three\n"} {
-		if n, err := r.Write([]byte(p)); n != len(p) || err != nil {
-			t.Fatalf("Write(%q) = %d, %v", p, n, err)
-		}
-	}
-	if want := "mk: one\nmk: two and assay: not this\nmk: three\n"; b.String() != want {
-		t.Errorf("got %q, want %q", b.String(), want)
-	}
-	if unwrapWriter(r) != &b {
-		t.Error("unwrapWriter does not see through the renaming")
 	}
 }

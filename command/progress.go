@@ -44,7 +44,7 @@ const minRedraw = 100 * time.Millisecond
 // newProgress returns the progress of total units (0 when not yet known)
 // described by what ("runs judged").
 func newProgress(w io.Writer, total int, what string) *progress {
-	return &progress{w: w, on: report.IsTerminal(unwrapWriter(w)), total: total, what: what, start: time.Now(),
+	return &progress{w: w, on: report.IsTerminal(w), total: total, what: what, start: time.Now(),
 		now: time.Now, afterFunc: time.AfterFunc}
 }
 

@@ -72,7 +72,7 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 	}
 	if o.key != "" && c.ownsProcess {
 		if err := guardProcess(); err != nil {
-			fmt.Fprintf(c.stderr, "assay: run: warning: %v\n", err)
+			c.eprintf("run: warning: %v", err)
 		}
 	}
 	environ := runEnviron(os.Environ(), o.key)
@@ -131,7 +131,7 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 	progress.done()
 	if out != nil && result != nil {
 		if err := errors.Join(out.writeTrace(result), out.err()); err != nil {
-			fmt.Fprintf(c.stderr, "assay: run: --out: %v\n", err)
+			c.eprintf("run: --out: %v", err)
 			return exitUsage
 		}
 	}
@@ -152,11 +152,11 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 		err = report.WriteSuite(c.stdout, o.format, result, opts)
 	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "assay: run: writing output: %v\n", err)
+		c.eprintf("run: writing output: %v", err)
 		return exitUsage
 	}
 	if interrupted {
-		fmt.Fprintf(c.stderr, "assay: run: interrupted: %v\n", ctx.Err())
+		c.eprintf("run: interrupted: %v", ctx.Err())
 		return exitFail
 	}
 	return c.suiteExit("run", o.suite, result, len(o.tasks) == 0)
@@ -260,7 +260,7 @@ func (c *cli) runFlags(args []string, handed string) (o runOptions, code int, ok
 	// it could not).
 	if handed == "" && o.key != "" && c.ownsProcess {
 		if err := hideKey(o.key); err != nil {
-			fmt.Fprintf(c.stderr, "assay: run: warning: the key stays in this process's environment, which the runs' commands may read: %v\n", err)
+			c.eprintf("run: warning: the key stays in this process's environment, which the runs' commands may read: %v", err)
 		}
 	}
 	if *outDir != "" {

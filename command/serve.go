@@ -101,7 +101,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		opts.Criteria = data
 	}
 	if ip := net.ParseIP(listen); listen != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		c.eprintf("assay: serve: warning: listening on %s, not a loopback address: anyone who can reach it and holds a token can act in the sandbox", listen)
+		c.eprintf("serve: warning: listening on %s, not a loopback address: anyone who can reach it and holds a token can act in the sandbox", listen)
 		if publicURL == "" {
 			return c.badInput("serve: --listen %s needs --public-url: the URL agents reach the sandbox at", listen)
 		}
@@ -134,14 +134,14 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	if f, ok := c.stdout.(*os.File); ok {
 		f.Sync()
 	}
-	c.eprintf("assay serve: listening on %s (SFTP %s); Ctrl-C completes every active run and exits", srv.URL(), orNone(srv.SFTPAddr()))
+	c.eprintf("serve: listening on %s (SFTP %s); Ctrl-C completes every active run and exits", srv.URL(), orNone(srv.SFTPAddr()))
 
 	<-stop.Done()
-	c.eprintf("assay serve: stopping: completing every active run")
+	c.eprintf("serve: stopping: completing every active run")
 	if err := srv.Shutdown(context.Background()); err != nil {
 		// A snapshot that could not be written (a full disk, say): the
 		// run's evidence is lost, which is not a clean exit.
-		c.eprintf("assay serve: %v", err)
+		c.eprintf("serve: %v", err)
 		return exitFail
 	}
 	return exitOK

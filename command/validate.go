@@ -79,7 +79,7 @@ func runValidate(_ context.Context, c *cli, args []string) int {
 	for _, f := range files {
 		valid := true
 		for _, p := range validateFile(f, lim) {
-			c.eprintf("%s", p)
+			c.eline(p.String())
 			valid = valid && p.warning
 		}
 		if valid {
