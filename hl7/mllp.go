@@ -106,8 +106,13 @@ type Listener struct {
 	// sent. It is called with the listener's lock held, so that its calls
 	// follow the order of Messages and Rejects: it must not call the
 	// listener's methods. Inputs that get no ACK (a frame cut off, bytes
-	// outside a frame) are only Rejects.
+	// outside a frame) go to Unanswered instead.
 	Answered func(Answer)
+	// Unanswered, when not nil, is called once for every input refused
+	// without an ACK (a frame cut off by the connection closing or going
+	// idle, bytes outside any frame), with its Reject record, under the
+	// same lock and in the same order as Answered.
+	Unanswered func(Reject)
 
 	mu          sync.Mutex
 	msgs        []*Message
@@ -321,11 +326,15 @@ func (l *Listener) ListenAndServe(ctx context.Context, addr string, ready chan<-
 func (l *Listener) reject(r Reject) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.rejectLocked(r)
+	r = l.rejectLocked(r)
+	if l.Unanswered != nil {
+		l.Unanswered(r)
+	}
 }
 
-// rejectLocked is reject with l.mu held.
-func (l *Listener) rejectLocked(r Reject) {
+// rejectLocked is reject with l.mu held, for an input answered or not; it
+// returns the record with its index.
+func (l *Listener) rejectLocked(r Reject) Reject {
 	r.Index = l.inputs
 	l.inputs++
 	l.rejectCount++
@@ -335,10 +344,11 @@ func (l *Listener) rejectLocked(r Reject) {
 		cost += len(pe.Name) + 64
 	}
 	if l.rejectBytes+cost > positive(l.MaxRejectBytes, DefaultMaxRejectBytes) {
-		return
+		return r
 	}
 	l.rejectBytes += cost
 	l.rejects = append(l.rejects, r)
+	return r
 }
 
 // idleConn keeps a deadline ahead of every read and write, so that a

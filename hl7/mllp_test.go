@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -316,7 +317,13 @@ func TestListenerRefusals(t *testing.T) {
 }
 
 func TestListenerStrayBytesAndTruncation(t *testing.T) {
-	l := &hl7.Listener{}
+	var mu sync.Mutex
+	var unanswered []hl7.Reject
+	l := &hl7.Listener{Unanswered: func(r hl7.Reject) {
+		mu.Lock()
+		defer mu.Unlock()
+		unanswered = append(unanswered, r)
+	}}
 	addr := serve(t, l)
 	// Stray bytes before a frame are reported; whitespace is not.
 	c := dial(t, addr)
@@ -366,6 +373,12 @@ func TestListenerStrayBytesAndTruncation(t *testing.T) {
 	}
 	if got := strings.Join(controlIDs(t, l), " "); got != "AFTER-NOISE" {
 		t.Fatalf("captured %q", got)
+	}
+	// Unanswered heard each of them, the frame with an ACK not.
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.EqualFunc(unanswered, rejects, func(a, b hl7.Reject) bool { return a.Index == b.Index && a.Err.Error() == b.Err.Error() }) {
+		t.Errorf("Unanswered heard %v, the rejects are %v", unanswered, rejects)
 	}
 }
 

@@ -195,5 +195,7 @@
 //     token was sent. A simulator records its own refusals in its own
 //     event type with "status" and "error" fields (hl7_outbound with a
 //     null ack_code, sftp_op; see their packages). assay schema events
-//     describes these fields.
+//     describes these fields. A request after complete is answered 409
+//     and is not recorded: the run's events were closed into its snapshot,
+//     which stays what was judged.
 package serve

@@ -66,9 +66,10 @@
 //     bounds (16 MiB frames, 256 MiB kept, the idle timeout, accept
 //     retries) are hl7.Listener's defaults.
 //   - Events copy at most 4 KiB of a control id or message type; an empty
-//     one (a header that could not be read) is null. Inputs that got no
-//     ACK (a frame cut off by the connection closing, bytes outside a
-//     frame) are not events; they are the source's rejects.
+//     one (a header that could not be read) is null. An MLLP input that no
+//     ACK can answer (a frame cut off by the connection closing, bytes
+//     outside any frame) is an hl7_outbound event with a null ack_code
+//     and its reason in "error", beside its Reject in the source.
 //   - Snapshot names have four digits (0001.hl7), more when the run
 //     captured more than 9999 messages, so that name order stays arrival
 //     order. A frame holding a batch writes one file per message (each as

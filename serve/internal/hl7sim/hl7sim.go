@@ -105,6 +105,7 @@ func (s *Sim) NewRun(r sim.Run) (sim.RunSim, error) {
 		Now:             r.Now,
 		Admit:           r.Reserve,
 		Answered:        rs.answered,
+		Unanswered:      rs.unanswered,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	rs.cancel = cancel
@@ -196,6 +197,18 @@ func (rs *runSim) answered(a hl7.Answer) {
 		MessageType: eventText(a.MessageType),
 		AckCode:     &a.Code,
 		Transport:   transport,
+	}})
+}
+
+// unanswered records an MLLP input refused without an ACK (a frame cut
+// off, bytes outside any frame) as an hl7_outbound event with a null
+// ack_code and the reason (the listener calls it under its lock).
+func (rs *runSim) unanswered(r hl7.Reject) {
+	rs.run.Touch()
+	problem := r.Err.Error()
+	rs.run.Emit(sim.Event{Sim: "hl7", Type: "hl7_outbound", Fields: outboundEvent{
+		Transport: "mllp",
+		Error:     problem[:min(len(problem), maxEventText)],
 	}})
 }
 

@@ -161,6 +161,24 @@ func TestOutboundThroughTheFrame(t *testing.T) {
 	if acks := mllp(t, run.Endpoints["hl7_mllp"], order("M-1", "72148"), order("M-2", "1")+"bad\r", order("M-3", "73721")); strings.Join(acks, ",") != "AA M-1,AE M-2,AA M-3" {
 		t.Errorf("MLLP ACKs: %v", acks)
 	}
+	// Bytes outside any frame, then a frame the connection cuts off: no ACK
+	// can answer them, and each is an event all the same.
+	c, err := net.DialTimeout("tcp", run.Endpoints["hl7_mllp"], 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "stray\x0b%s", order("M-4", "1"))
+	c.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		_, page := sb.Do("GET", run.Endpoints["events"]+"?limit=1000", run.Token, "", nil)
+		if strings.Count(string(page), `"mllp"`) == 5 { // M-1 to M-3, and these two
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the refused MLLP input is not in the events: %s", page)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	// Live evidence, before completing.
 	live := simtest.EvaluateEnv(t, sb.Srv.Run("r1").Env(), criteria)
 	if !live["MRI ordered"].Passed || live["CT ordered"].Passed {
@@ -196,8 +214,11 @@ func TestOutboundThroughTheFrame(t *testing.T) {
 	var events []string
 	for _, e := range simtest.Events(t, snap, "hl7") {
 		ev := fmt.Sprintf("%v %v %v %v %v", e["type"], e["control_id"], e["message_type"], e["ack_code"], e["transport"])
-		if e["status"] != nil {
+		switch {
+		case e["status"] != nil:
 			ev += fmt.Sprintf(" %v %v", e["status"], e["error"] != "")
+		case e["error"] != nil: // an MLLP input without an ACK
+			ev += " " + e["error"].(string)
 		}
 		events = append(events, ev)
 	}
@@ -207,6 +228,8 @@ func TestOutboundThroughTheFrame(t *testing.T) {
 		"hl7_outbound <nil> <nil> <nil> http 400 true", "hl7_outbound <nil> <nil> <nil> http 400 true", "hl7_outbound <nil> <nil> <nil> http 400 true",
 		"hl7_outbound <nil> <nil> <nil> http 415 true", "hl7_outbound <nil> <nil> <nil> http 413 true",
 		"hl7_outbound M-1 ORM AA mllp", "hl7_outbound M-2 ORM AE mllp", "hl7_outbound M-3 ORM AA mllp",
+		"hl7_outbound <nil> <nil> <nil> mllp bytes outside a frame: 5 bytes before a start block",
+		"hl7_outbound <nil> <nil> <nil> mllp connection closed inside a frame after 131 bytes",
 	}
 	if strings.Join(events, "\n") != strings.Join(wantEvents, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(events, "\n"), strings.Join(wantEvents, "\n"))
