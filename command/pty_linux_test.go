@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/assaykit/assay/internal/chat/chattest"
 	"golang.org/x/sys/unix"
 )
 
@@ -42,8 +43,9 @@ func openPTY() (controller, terminal *os.File, err error) {
 
 // onPTY runs the command in-process with stderr on a real terminal (a
 // pseudo-terminal) and stdout in a buffer, and returns what each got, the
-// exit code and how long the command took.
-func onPTY(t *testing.T, args ...string) (stdout, stderr string, code int, took time.Duration) {
+// exit code and how long the command took. The environment is the test's
+// but for ASSAY_ variables, which only env sets.
+func onPTY(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int, took time.Duration) {
 	t.Helper()
 	controller, terminal, err := openPTY()
 	if err != nil {
@@ -61,7 +63,7 @@ func onPTY(t *testing.T, args ...string) (stdout, stderr string, code int, took 
 	code = Main(context.Background(), args, Config{Name: "assay", Stdout: &out, Stderr: terminal, Stdin: strings.NewReader(""),
 		Getenv: func(k string) string {
 			if strings.HasPrefix(k, "ASSAY_") {
-				return ""
+				return env[k]
 			}
 			return os.Getenv(k)
 		}})
@@ -79,7 +81,7 @@ func onPTY(t *testing.T, args ...string) (stdout, stderr string, code int, took 
 	return
 }
 
-// On a real terminal, eval --runs and check show a progress line on
+// On a real terminal, eval --runs, check and run show a progress line on
 // stderr that is cleared at the end and never reaches stdout; eval's
 // redraws at most ten times a second although every run's text is
 // written between two redraws (the audit saw one redraw per run).
@@ -91,7 +93,7 @@ func TestProgressOnATerminal(t *testing.T) {
 		writeFile(t, dir, fmt.Sprintf("runs/run-%03d/sandbox/portal/state.json", i), `{"claims": [{"id": "C-1", "status": "paid"}]}`)
 	}
 	t.Run("eval --runs", func(t *testing.T) {
-		stdout, stderr, code, took := onPTY(t, "eval", "--runs", dir+"/runs", "--criteria", dir+"/criteria.json", "--no-color")
+		stdout, stderr, code, took := onPTY(t, nil, "eval", "--runs", dir+"/runs", "--criteria", dir+"/criteria.json", "--no-color")
 		if code != exitOK || strings.Count(stdout, "== run-") != n {
 			t.Fatalf("code %d, stdout:\n%.500s\nstderr %q", code, stdout, stderr)
 		}
@@ -109,7 +111,7 @@ func TestProgressOnATerminal(t *testing.T) {
 		t.Logf("%d runs in %v: %d redraws", n, took, draws)
 	})
 	t.Run("check", func(t *testing.T) {
-		stdout, stderr, code, _ := onPTY(t, "check", "--suite", "../examples/clibench/cli-bench.yaml",
+		stdout, stderr, code, _ := onPTY(t, nil, "check", "--suite", "../examples/clibench/cli-bench.yaml",
 			"--trace", "../examples/clibench/trace.json", "--no-verify", "--no-color")
 		if code != exitOK || !strings.Contains(stdout, "pass rates:") {
 			t.Fatalf("code %d, stdout:\n%s\nstderr %q", code, stdout, stderr)
@@ -118,6 +120,22 @@ func TestProgressOnATerminal(t *testing.T) {
 			t.Errorf("progress reached stdout")
 		}
 		if !strings.Contains(stderr, "/10 runs judged") || !strings.HasSuffix(stderr, "\r\x1b[K") {
+			t.Errorf("no progress line, or not cleared at the end: %q", stderr)
+		}
+	})
+	t.Run("run", func(t *testing.T) {
+		llm := chattest.NewServer(chattest.WithLatency(20 * time.Millisecond))
+		defer llm.Close()
+		suite := writeFile(t, dir, "cli-bench.yaml", runSuite)
+		stdout, stderr, code, _ := onPTY(t, map[string]string{"ASSAY_LLM_BASE_URL": llm.URL},
+			"run", "--suite", suite, "--model", "fake/solver", "--no-color")
+		if code != exitFail || !strings.Contains(stdout, "pass rates:") {
+			t.Fatalf("code %d, want 1 (busy is never done), stdout:\n%s\nstderr %q", code, stdout, stderr)
+		}
+		if strings.Contains(stdout, "runs done") || strings.Contains(stdout, "\x1b") {
+			t.Errorf("progress reached stdout")
+		}
+		if !strings.Contains(stderr, "runs done") || !strings.HasSuffix(stderr, "\r\x1b[K") {
 			t.Errorf("no progress line, or not cleared at the end: %q", stderr)
 		}
 	})
