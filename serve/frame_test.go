@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -62,8 +63,12 @@ func (n *noteRun) Public(p string) bool {
 }
 func (n *noteRun) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimPrefix(r.URL.Path, "/notes/")
-	switch r.Method {
-	case http.MethodPost:
+	switch {
+	case r.Method == http.MethodPost && id == "log":
+		body, _ := sim.ReadBody(w, r, 1<<10)
+		n.run.Logf("a note to log: %s", body)
+		w.WriteHeader(http.StatusNoContent)
+	case r.Method == http.MethodPost:
 		body, err := sim.ReadBody(w, r, 1<<10)
 		if err != nil {
 			sim.WriteJSONError(w, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", err.Error(), nil)
@@ -459,4 +464,38 @@ func TestCompleteWithCriteria(t *testing.T) {
 			t.Errorf("%s: criteria.json: %q %v", tc.id, data, err)
 		}
 	}
+}
+
+// The server's log is escaped as the command's messages are: what a
+// simulator logs may quote an agent's input, and it reaches an operator's
+// terminal one line per message, without escape sequences.
+func TestLogEscapesInput(t *testing.T) {
+	var log syncBuffer
+	h := start(t, serve.Options{Log: &log}, nil)
+	run := h.newRun(`{"id": "r1"}`)
+	if code, out := h.do("POST", "/runs/r1/notes/log", run["token"].(string), "\x1b]0;PWNED\x07red\nassay serve: forged"); code != http.StatusNoContent {
+		t.Fatalf("POST notes/log: %d %s", code, out)
+	}
+	got := log.String()
+	if want := `assay serve: run r1: a note to log: \x1b]0;PWNED\x07red\nassay serve: forged` + "\n"; got != want {
+		t.Errorf("log %q, want %q", got, want)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/internal/netlimit"
 	"github.com/assaykit/assay/payer"
+	"github.com/assaykit/assay/report"
 	"github.com/assaykit/assay/serve/internal/sim"
 )
 
@@ -193,8 +194,11 @@ func (s *Server) publicURL() string {
 	return s.url
 }
 
+// logf writes one line to the log, escaped as assay's messages are
+// (report.Escape): what it says may quote a request's path or an agent's
+// input, which must not reach an operator's terminal raw.
 func (s *Server) logf(format string, args ...any) {
-	fmt.Fprintf(s.opts.Log, "assay serve: "+format+"\n", args...)
+	fmt.Fprintln(s.opts.Log, report.Escape("assay serve: "+fmt.Sprintf(format, args...)))
 }
 
 // Start listens on every port and serves in the background until Close or
