@@ -48,6 +48,22 @@ func TestLocate(t *testing.T) {
 	}
 }
 
+// A document over MaxSearch keeps yaml.v3's line: finding the first line
+// that fails would parse it about twenty times.
+func TestLocateLargeKeepsYAMLLine(t *testing.T) {
+	item := "- label: a\n  assertion:\n    assert: exit_code\n"
+	doc := strings.Repeat(item, MaxSearch/len(item)+1) + "   exit_code: 0\n"
+	err := decodeErr(t, doc)
+	want, _ := split(err.Error())
+	if line, _ := Locate([]byte(doc), err); line != want {
+		t.Errorf("line %d, want yaml.v3's %d", line, want)
+	}
+	small := item + "   exit_code: 0\n"
+	if line, _ := Locate([]byte(small), decodeErr(t, small)); line != 4 {
+		t.Errorf("the small document: line %d, want 4", line)
+	}
+}
+
 func FuzzLocate(f *testing.F) {
 	f.Add([]byte("- label: a\n  assertion:\n    assert: exit_code\n   exit_code: 0\n"))
 	f.Add([]byte("cli: git\ntasks:\n  - id: a\n    assert:\n      - exit_code: 0\n     - ran: y"))
@@ -59,8 +75,19 @@ func FuzzLocate(f *testing.F) {
 			return
 		}
 		line, msg := Locate(data, err)
-		if line < 0 || line > bytes.Count(data, []byte("\n"))+2 || msg == "" {
+		if line < 0 || line > lineBreaks(data)+2 || msg == "" {
 			t.Fatalf("Locate = %d %q for %q (%v)", line, msg, data, err)
 		}
 	})
+}
+
+// lineBreaks counts the line breaks of data as YAML does (and yaml.v3
+// numbers its lines by): LF, CR, CRLF as one, NEL, LS and PS.
+func lineBreaks(data []byte) int {
+	s := strings.ReplaceAll(string(data), "\r\n", "\n")
+	n := 0
+	for _, brk := range []string{"\n", "\r", "\u0085", "\u2028", "\u2029"} {
+		n += strings.Count(s, brk)
+	}
+	return n
 }
