@@ -1,7 +1,6 @@
 package clitask_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/clitask"
+	"github.com/assaykit/assay/internal/golden"
 )
 
 // TestEvidenceGolden pins the evidence of every kind, passing and failing,
@@ -55,25 +55,7 @@ func TestEvidenceGolden(t *testing.T) {
 		}
 		got = append(got, entry{json.RawMessage(spec), res.Status, res.Details, res.Evidence})
 	}
-	data, err := json.MarshalIndent(got, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data = []byte(strings.NewReplacer(real, "$WORK", dir, "$WORK", outside, "$OUTSIDE").Replace(string(data)) + "\n")
-	const golden = "testdata/golden/evidence.json"
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(data, want) {
-		t.Errorf("evidence differs from %s (go test -update rewrites it):\n%s", golden, data)
-	}
+	data := golden.JSON(t, got)
+	data = []byte(strings.NewReplacer(real, "$WORK", dir, "$WORK", outside, "$OUTSIDE").Replace(string(data)))
+	golden.Compare(t, filepath.Join("testdata", "golden", "evidence.json"), data, *update)
 }

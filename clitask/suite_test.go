@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/assaykit/assay/clitask"
+	"github.com/assaykit/assay/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -114,25 +115,8 @@ func TestLoadSuiteErrors(t *testing.T) {
 					t.Errorf("problem without a location: %+v", p)
 				}
 			}
-			golden(t, strings.TrimSuffix(f, ".yaml")+".golden", err.Error()+"\n")
+			golden.Compare(t, strings.TrimSuffix(f, ".yaml")+".golden", []byte(err.Error()+"\n"), *update)
 		})
-	}
-}
-
-func golden(t *testing.T, file, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", file, diff)
 	}
 }
 

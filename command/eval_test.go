@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/assaykit/assay/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -148,19 +150,7 @@ func TestEvalExample(t *testing.T) {
 			// Evidence holds resolved paths; the golden file must not
 			// depend on where the repository is checked out.
 			got = strings.ReplaceAll(got, repo, "$REPO")
-			golden := "testdata/eval/priorauth." + map[string]string{"json": "json", "text": "txt", "junit": "xml"}[format]
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (run with -update if intended):\n%s", golden, got)
-			}
+			golden.Compare(t, "testdata/eval/priorauth."+map[string]string{"json": "json", "text": "txt", "junit": "xml"}[format], []byte(got), *update)
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package hl7_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/hl7"
+	"github.com/assaykit/assay/internal/golden"
 )
 
 // TestEvidenceGolden runs hl7-structural specs against a snapshot folder
@@ -56,24 +56,6 @@ func TestEvidenceGolden(t *testing.T) {
 		}
 		got = append(got, entry{Spec: json.RawMessage(s), Result: assert.Run(context.Background(), a, env)})
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(got); err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "golden", "evidence.json")
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestEvidenceGolden -update)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("%s differs (run with -update after a deliberate change):\n%s", golden, buf.String())
-	}
+	update := flag.Lookup("update")
+	golden.Compare(t, filepath.Join("testdata", "golden", "evidence.json"), golden.JSON(t, got), update != nil && update.Value.String() == "true")
 }

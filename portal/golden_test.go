@@ -1,7 +1,6 @@
 package portal_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/assaykit/assay/assert"
+	"github.com/assaykit/assay/internal/golden"
 	"github.com/assaykit/assay/portal"
 )
 
@@ -50,27 +50,5 @@ func TestEvidenceGolden(t *testing.T) {
 		}
 		got = append(got, entry{Spec: json.RawMessage(s), Result: assert.Run(context.Background(), a, env)})
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(got); err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "golden", "evidence.json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestEvidenceGolden -update)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("%s differs (run with -update after a deliberate change):\n%s", golden, buf.String())
-	}
+	golden.Compare(t, filepath.Join("testdata", "golden", "evidence.json"), golden.JSON(t, got), *update)
 }

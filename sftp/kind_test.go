@@ -11,12 +11,13 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/assaykit/assay/internal/golden"
+
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/check"
 	"github.com/assaykit/assay/sftp"
 	"github.com/assaykit/assay/sftp/sftptest"
 	"github.com/assaykit/assay/spec"
-	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -381,23 +382,8 @@ func TestGolden(t *testing.T) {
 	sftp.Attach(env, sftp.MemorySource(treeFiles(t)))
 	r := evaluate(t, env, `{"assert": "sftp-file-present", "path_pattern": "claims/**/*.json", "parse_json": true,
 		"fields": [{"key": "claim.id", "expected": "C-9"}, {"path": "claim.id", "expected": "C-2"}, {"path": "amount", "expected": "120.5"}]}`)
-	got, err := json.MarshalIndent(map[string]any{"status": r.Status, "score": r.Score, "details": r.Details, "evidence": r.Evidence}, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "golden", "evidence.json")
-	if *update {
-		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(strings.TrimSpace(string(want)), string(got)); diff != "" {
-		t.Errorf("evidence differs from %s (-want +got):\n%s", golden, diff)
-	}
+	got := golden.JSON(t, map[string]any{"status": r.Status, "score": r.Score, "details": r.Details, "evidence": r.Evidence})
+	golden.Compare(t, filepath.Join("testdata", "golden", "evidence.json"), got, *update)
 }
 
 // TestTypedSpec: package spec's builder decodes through this kind, key and

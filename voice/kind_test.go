@@ -1,15 +1,15 @@
 package voice_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
-	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/assaykit/assay/internal/golden"
 
 	"github.com/assaykit/assay/assert"
 	"github.com/assaykit/assay/spec"
@@ -125,24 +125,8 @@ func TestVoiceTranscriptErrors(t *testing.T) {
 func TestGoldenEvidence(t *testing.T) {
 	env := memEnv(t, call)
 	c := evaluate(t, env, `{"assert": "voice-transcript", "speaker": "any", "contains": ["member ID", "W12345", "transfer you to the appeals team", "prior authorisation was not aproved"], "not_contains": ["approved", "member name"]}`)
-	got, err := json.MarshalIndent(map[string]any{"status": c.Status, "score": c.Score, "details": c.Details, "evidence": c.Evidence}, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	const golden = "testdata/golden/evidence.json"
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestGoldenEvidence -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("evidence differs from %s (run with -update after a deliberate change):\n%s", golden, got)
-	}
+	got := golden.JSON(t, map[string]any{"status": c.Status, "score": c.Score, "details": c.Details, "evidence": c.Evidence})
+	golden.Compare(t, filepath.Join("testdata", "golden", "evidence.json"), got, *update)
 }
 
 // TestSpecBuilder decodes the typed builder's output: the schema accepts

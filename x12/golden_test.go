@@ -1,13 +1,14 @@
 package x12
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/assaykit/assay/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -60,20 +61,7 @@ func TestGolden(t *testing.T) {
 			} else {
 				got = dump(x)
 			}
-			golden := filepath.Join("testdata", "golden", strings.TrimSuffix(name, ".x12")+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestGolden -update)", err)
-			}
-			if !bytes.Equal([]byte(got), want) {
-				t.Errorf("dump differs from %s (run with -update and review the diff):\n%s", golden, got)
-			}
+			golden.Compare(t, filepath.Join("testdata", "golden", strings.TrimSuffix(name, ".x12")+".golden"), []byte(got), *update)
 		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/assaykit/assay/internal/golden"
 )
 
 // TestLoops answers each request of testdata/requests and writes every
@@ -30,17 +32,7 @@ func TestLoops(t *testing.T) {
 			s := x.Segment(i)
 			fmt.Fprintf(&b, "%-28s %s\n", or(s.LoopPath(), "-"), s)
 		}
-		golden := filepath.Join("testdata", "golden", strings.TrimSuffix(filepath.Base(file), ".x12")+".loops")
-		if *update {
-			if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil || string(want) != b.String() {
-			t.Errorf("%s differs (go test -run TestLoops -update rewrites it):\n%s", golden, b.String())
-		}
+		golden.Compare(t, filepath.Join("testdata", "golden", strings.TrimSuffix(filepath.Base(file), ".x12")+".loops"), []byte(b.String()), *update)
 	}
 }
 
