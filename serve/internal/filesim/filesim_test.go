@@ -18,6 +18,7 @@ import (
 
 	"github.com/assaykit/assay/serve"
 	"github.com/assaykit/assay/serve/internal/filesim"
+	"github.com/assaykit/assay/serve/internal/simfake"
 	"github.com/assaykit/assay/serve/internal/simtest"
 )
 
@@ -632,7 +633,7 @@ func TestAcceptErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.(interface{ Close() error }).Close()
-	rs, err := s.NewRun(fakeRun{})
+	rs, err := s.NewRun(simfake.New(simfake.Options{ID: "fake", User: "fake", Password: "secret"}))
 	if err != nil {
 		t.Fatal(err)
 	}

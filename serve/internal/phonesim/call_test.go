@@ -40,7 +40,7 @@ func golden(t *testing.T, name string, got []byte) {
 // submitStory records the story's request: Jane Doe's knee MRI, approved.
 func submitStory(t *testing.T, l *line) payer.Row {
 	t.Helper()
-	row, err := l.run.ledger.Submit(payer.Submission{
+	row, err := l.run.Payer().Submit(payer.Submission{
 		RequestID: "PA-2026-0417", PatientMemberID: "W123456789", ProcedureCode: "73721",
 		ProviderNPI: "1234567893", ServiceDate: "2026-12-05", Channel: "api",
 	})
@@ -118,7 +118,7 @@ func TestStoryCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "story.transcript.json", data)
-	golden(t, "story.events.txt", []byte(strings.Join(l.run.events, "\n")+"\n"))
+	golden(t, "story.events.txt", []byte(strings.Join(l.run.Lines(""), "\n")+"\n"))
 
 	// The story's voice criteria pass on the snapshot, and on the live
 	// evidence; the certification number is the one this run minted.

@@ -127,7 +127,7 @@ func TestDigits(t *testing.T) {
 func TestHoldResolvesDelay(t *testing.T) {
 	l := newLine(t, nil, nil)
 	// Physical therapy: approved 20 s after submission; the hold is 30 s.
-	if _, err := l.run.ledger.Submit(payer.Submission{PatientMemberID: "W123456789", ProcedureCode: "97110", Channel: "web"}); err != nil {
+	if _, err := l.run.Payer().Submit(payer.Submission{PatientMemberID: "W123456789", ProcedureCode: "97110", Channel: "web"}); err != nil {
 		t.Fatal(err)
 	}
 	id := l.call().CallID
@@ -169,7 +169,7 @@ func TestUnknownFact(t *testing.T) {
 	if got := r.said(); got[0] != "ivr: Your unknown is unknown; {not a fact} {}" || r.Status != "completed" {
 		t.Errorf("got %q, %s", got, r.Status)
 	}
-	ev := l.run.eventsOf("voice_error")
+	ev := l.run.Lines("voice_error")
 	if len(ev) != 1 || !strings.Contains(ev[0], `"code":"UNKNOWN_FACT","message":"{shoe_size} names no fact: it reads \"unknown\"`) {
 		t.Errorf("events: %q", ev)
 	}
@@ -184,13 +184,13 @@ func TestHangup(t *testing.T) {
 			t.Errorf("hangup: %d %+v", code, r)
 		}
 	}
-	if ev := l.run.eventsOf("voice_call"); len(ev) != 2 || !strings.Contains(ev[1], `"state":"completed"`) {
+	if ev := l.run.Lines("voice_call"); len(ev) != 2 || !strings.Contains(ev[1], `"state":"completed"`) {
 		t.Errorf("events: %q", ev)
 	}
 	// Stop ends calls still in progress, so each has its end event.
 	other := l.call().CallID
 	l.rs.Stop()
-	if ev := l.run.eventsOf("voice_call"); len(ev) != 4 || ev[3] != `voice voice_call {"call_id":"`+other+`","state":"completed"}` {
+	if ev := l.run.Lines("voice_call"); len(ev) != 4 || ev[3] != `voice voice_call {"call_id":"`+other+`","state":"completed"}` {
 		t.Errorf("events after Stop: %q", ev)
 	}
 }
@@ -229,7 +229,7 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	// Every refusal is an event; the call goes on.
-	if n := len(l.run.eventsOf("voice_error")); n != 18 {
+	if n := len(l.run.Lines("voice_error")); n != 18 {
 		t.Errorf("%d voice_error events, want 18", n)
 	}
 	if r := l.say(id, "W123456789"); !slices.Equal(r.said()[1:], []string{menu}) {
@@ -280,7 +280,7 @@ func TestBounds(t *testing.T) {
 		id := l.call().CallID
 		long := strings.Repeat("é", 3000) // 6000 bytes
 		l.say(id, long)
-		ev := l.run.eventsOf("voice_turn")
+		ev := l.run.Lines("voice_turn")
 		want := `"text":"` + strings.Repeat("é", 2048) + `","digest":{"size":6000,"sha256":"`
 		if len(ev) != 5 || !strings.Contains(ev[2], want) {
 			t.Errorf("the long turn's event: %.200s", ev[2])
@@ -292,7 +292,7 @@ func TestBounds(t *testing.T) {
 	})
 	t.Run("memory", func(t *testing.T) {
 		l := newLine(t, nil, nil)
-		l.run.budget = 8 << 10
+		l.run.SetBudget(8 << 10)
 		id := l.call().CallID
 		if code, r := l.post("/voice/calls/"+id+"/turns", `{"text": "`+strings.Repeat("word ", 1000)+`"}`); code != http.StatusInsufficientStorage {
 			t.Errorf("past the budget: %d %+v", code, r.Error)
@@ -301,8 +301,8 @@ func TestBounds(t *testing.T) {
 			t.Errorf("within the budget: %d", code)
 		}
 		// What is held is what the call holds, not the allowances.
-		if l.run.used > 4<<10 {
-			t.Errorf("%d bytes held for a call of 4 short turns", l.run.used)
+		if l.run.Used() > 4<<10 {
+			t.Errorf("%d bytes held for a call of 4 short turns", l.run.Used())
 		}
 	})
 }

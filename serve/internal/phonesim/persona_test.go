@@ -134,7 +134,7 @@ func TestLLMPersona(t *testing.T) {
 	if req.Model != "test-model" || len(req.Messages) != 3 || req.Messages[1].Role != "assistant" || req.Messages[2].Content != "What's the status of the MRI request?" {
 		t.Errorf("request: %+v", req)
 	}
-	ev := l.run.eventsOf("voice_persona")
+	ev := l.run.Lines("voice_persona")
 	if len(ev) != 1 || !strings.Contains(ev[0], `"persona":"rep","model":"test-model","conversation":"sha256:`) || !strings.Contains(ev[0], `"answer":"The request is approved."}`) {
 		t.Errorf("events: %q", ev)
 	}
@@ -159,7 +159,7 @@ func TestLLMPersona(t *testing.T) {
 	if a, b := readFile(t, l.snapshot(), "voice/transcript.json"), readFile(t, l2.snapshot(), "voice/transcript.json"); a != b {
 		t.Errorf("the rerun's transcript differs:\n%s\n%s", a, b)
 	}
-	if a, b := strings.Join(l.run.events, "\n"), strings.Join(l2.run.events, "\n"); a != b {
+	if a, b := strings.Join(l.run.Lines(""), "\n"), strings.Join(l2.run.Lines(""), "\n"); a != b {
 		t.Errorf("the rerun's events differ:\n%s\n%s", a, b)
 	}
 	// The cache file holds the answer under its key, and never the key.
@@ -167,7 +167,7 @@ func TestLLMPersona(t *testing.T) {
 	if !strings.Contains(string(data), `"answer": "The request is approved."`) || strings.Contains(string(data), "sk-secret") {
 		t.Errorf("cache file: %s", data)
 	}
-	for _, e := range append(l.run.events, readFile(t, l.snapshot(), "voice/transcript.json")) {
+	for _, e := range append(l.run.Lines(""), readFile(t, l.snapshot(), "voice/transcript.json")) {
 		if strings.Contains(e, "sk-secret") {
 			t.Errorf("the key leaked: %s", e)
 		}
@@ -226,11 +226,11 @@ func TestLLMPersonaFallbacks(t *testing.T) {
 			if time.Since(start) > 1500*time.Millisecond {
 				t.Errorf("the turn took %s", time.Since(start))
 			}
-			ev := l.run.eventsOf("voice_persona")
+			ev := l.run.Lines("voice_persona")
 			if len(ev) != 1 || !strings.Contains(ev[0], `"answer":"`+phonesim.DefaultFallback+`","reason":"`+tc.reason) {
 				t.Errorf("events: %q", ev)
 			}
-			for _, e := range l.run.events {
+			for _, e := range l.run.Lines("") {
 				if strings.Contains(e, "sk-secret") || strings.Contains(e, "W555000111") || strings.Contains(e, "five five five") {
 					t.Errorf("an event leaks: %s", e)
 				}
@@ -281,7 +281,7 @@ func TestLLMPersonaConfig(t *testing.T) {
 	if got := llmCall(t, l, "Status?"); got != phonesim.DefaultFallback {
 		t.Errorf("said %q", got)
 	}
-	if ev := l.run.eventsOf("voice_persona"); len(ev) != 1 || !strings.Contains(ev[0], "not in --persona-cache and no --persona-url") {
+	if ev := l.run.Lines("voice_persona"); len(ev) != 1 || !strings.Contains(ev[0], "not in --persona-cache and no --persona-url") {
 		t.Errorf("events: %q", ev)
 	}
 	// A line without an LLM persona ignores the configuration.

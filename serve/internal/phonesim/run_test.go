@@ -2,14 +2,12 @@ package phonesim_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -17,91 +15,14 @@ import (
 	"github.com/assaykit/assay/payer"
 	"github.com/assaykit/assay/serve/internal/phonesim"
 	"github.com/assaykit/assay/serve/internal/sim"
+	"github.com/assaykit/assay/serve/internal/simfake"
 )
 
-// fakeRun is a run whose clock stands still unless the line advances it,
-// so transcripts and events are byte-identical from one test run to the
-// next.
-type fakeRun struct {
-	t      testing.TB
-	start  time.Time
-	ledger *payer.Ledger
-	budget int64 // bytes Reserve may take; <= 0: no limit
-
-	mu       sync.Mutex
-	now      time.Time
-	counters map[string]int64
-	events   []string
-	used     int64
-}
-
-func newFakeRun(t testing.TB, policy *payer.Policy) *fakeRun {
-	start := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC)
-	r := &fakeRun{t: t, start: start, now: start, counters: map[string]int64{}}
-	if policy != nil {
-		r.ledger = payer.NewLedger(policy, r)
-	}
-	return r
-}
-
-func (r *fakeRun) ID() string { return "r1" }
-func (r *fakeRun) Now() time.Time {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.now
-}
-func (r *fakeRun) Started() time.Time { return r.start }
-func (r *fakeRun) Advance(d time.Duration) {
-	r.mu.Lock()
-	r.now = r.now.Add(d)
-	now := r.now
-	r.mu.Unlock()
-	r.Emit(sim.Event{Sim: "run", Type: "clock", Fields: map[string]string{"now": now.Format(time.RFC3339)}})
-}
-func (r *fakeRun) Next(name string) int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.counters[name]++
-	return r.counters[name]
-}
-func (r *fakeRun) Emit(e sim.Event) {
-	fields, _ := json.Marshal(e.Fields)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, fmt.Sprintf("%s %s %s", e.Sim, e.Type, fields))
-}
-func (r *fakeRun) Reserve(n int64) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.budget > 0 && r.used+n > r.budget {
-		return sim.ErrMemory
-	}
-	r.used += n
-	return nil
-}
-func (r *fakeRun) Release(n int64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.used -= min(n, r.used)
-}
-func (r *fakeRun) BaseURL() string                     { return "http://sandbox.test/runs/r1" }
-func (r *fakeRun) ListenHost() string                  { return "127.0.0.1" }
-func (r *fakeRun) Credentials(string) (string, string) { return "", "" }
-func (r *fakeRun) Logf(f string, a ...any)             { r.t.Logf(f, a...) }
-func (r *fakeRun) Payer() *payer.Ledger                { return r.ledger }
-func (r *fakeRun) Touch()                              {}
-
-// eventsOf returns the events of a type, as "sim type fields" lines.
-func (r *fakeRun) eventsOf(typ string) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, e := range r.events {
-		if strings.Split(e, " ")[1] == typ {
-			out = append(out, e)
-		}
-	}
-	return out
+// newFakeRun is run r1 at the story's time, whose clock stands still
+// unless the line advances it, so transcripts and events are
+// byte-identical from one test run to the next.
+func newFakeRun(t testing.TB, policy *payer.Policy) *simfake.Run {
+	return simfake.New(simfake.Options{Start: time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC), Policy: policy, Logf: t.Logf})
 }
 
 func readTestdata(t testing.TB, name string) []byte {
@@ -125,7 +46,7 @@ func storyPolicy(t testing.TB) *payer.Policy {
 // line is one run's phone line served over HTTP, for a test.
 type line struct {
 	t   testing.TB
-	run *fakeRun
+	run *simfake.Run
 	rs  sim.RunSim
 	srv *httptest.Server
 }
@@ -153,7 +74,7 @@ func newLine(t testing.TB, ivr []byte, cfg *phonesim.Config) *line {
 	return serveLine(t, s, newFakeRun(t, storyPolicy(t)))
 }
 
-func serveLine(t testing.TB, s *phonesim.Sim, run *fakeRun) *line {
+func serveLine(t testing.TB, s *phonesim.Sim, run *simfake.Run) *line {
 	t.Helper()
 	rs, err := s.NewRun(run)
 	if err != nil {

@@ -9,86 +9,26 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/assaykit/assay/payer"
 	"github.com/assaykit/assay/portal"
-	"github.com/assaykit/assay/serve/internal/sim"
+	"github.com/assaykit/assay/serve/internal/simfake"
 )
 
-// fakeRun is a run for tests that drive a runSim without the frame.
-type fakeRun struct {
-	mu       sync.Mutex
-	now      time.Time
-	counters map[string]int64
-	held     int64
-	budget   int64
-	ledger   *payer.Ledger
-}
-
-func newFakeRun(t testing.TB) *fakeRun {
-	data, err := os.ReadFile("testdata/seed/payer/policy.json")
+// newFakeRun is a run of the testdata seed's payer, for tests that drive
+// a runSim without the frame; the portal's login is provider/secret.
+func newFakeRun(t testing.TB) *simfake.Run {
+	p, err := payer.Parse(mustRead(t, "testdata/seed/payer/policy.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := payer.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &fakeRun{now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), counters: map[string]int64{}, budget: 1 << 30}
-	r.ledger = payer.NewLedger(p, r)
-	return r
+	return simfake.New(simfake.Options{ID: "f", Policy: p, User: "provider", Password: "secret"})
 }
-
-func (r *fakeRun) ID() string { return "f" }
-func (r *fakeRun) Now() time.Time {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.now
-}
-func (r *fakeRun) Started() time.Time { return r.Now() }
-func (r *fakeRun) Advance(d time.Duration) {
-	r.mu.Lock()
-	r.now = r.now.Add(d)
-	r.mu.Unlock()
-}
-func (r *fakeRun) Next(name string) int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.counters[name]++
-	return r.counters[name]
-}
-func (r *fakeRun) Emit(e sim.Event) {
-	if _, err := json.Marshal(e.Fields); err != nil {
-		panic(fmt.Sprintf("an event that does not marshal: %v", err))
-	}
-}
-func (r *fakeRun) Reserve(n int64) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.held+n > r.budget {
-		return sim.ErrMemory
-	}
-	r.held += n
-	return nil
-}
-func (r *fakeRun) Release(n int64) {
-	r.mu.Lock()
-	r.held -= n
-	r.mu.Unlock()
-}
-func (r *fakeRun) BaseURL() string                     { return "http://127.0.0.1:1/runs/f" }
-func (r *fakeRun) ListenHost() string                  { return "127.0.0.1" }
-func (r *fakeRun) Credentials(string) (string, string) { return "provider", "secret" }
-func (r *fakeRun) Logf(string, ...any)                 {}
-func (r *fakeRun) Payer() *payer.Ledger                { return r.ledger }
-func (r *fakeRun) Touch()                              {}
 
 // newTestRun builds the portal of a fake run from the testdata seed.
-func newTestRun(t testing.TB) (*runSim, *fakeRun) {
+func newTestRun(t testing.TB) (*runSim, *simfake.Run) {
 	s, err := New(fstest.MapFS{StateFile: {Data: mustRead(t, "testdata/seed/portal/state.json")}})
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +202,7 @@ func TestAppendRows(t *testing.T) {
 // gives back what it held; a kept upload holds its size.
 func TestMemoryBudget(t *testing.T) {
 	rs, fr := newTestRun(t)
-	fr.budget = 1 << 10
+	fr.SetBudget(1 << 10)
 	post := func(n int) int {
 		body := fmt.Sprintf(`{"filename": "a.bin", "content_base64": "%s"}`, strings.Repeat("QUFB", n/3))
 		req := httptest.NewRequest("POST", "/portal/api/prior-auths/PA-SEED-1/attachments", strings.NewReader(body))
@@ -273,13 +213,13 @@ func TestMemoryBudget(t *testing.T) {
 	if code := post(300); code != 201 {
 		t.Fatalf("a small upload: %d", code)
 	}
-	if fr.held != 300 {
-		t.Errorf("holds %d bytes after a 300-byte upload", fr.held)
+	if fr.Used() != 300 {
+		t.Errorf("holds %d bytes after a 300-byte upload", fr.Used())
 	}
 	if code := post(3000); code != http.StatusInsufficientStorage {
 		t.Errorf("past the budget: %d, want 507", code)
 	}
-	if fr.held != 300 {
-		t.Errorf("holds %d bytes after a refused upload, want 300", fr.held)
+	if fr.Used() != 300 {
+		t.Errorf("holds %d bytes after a refused upload, want 300", fr.Used())
 	}
 }

@@ -42,16 +42,16 @@ func TestSelfCheck(t *testing.T) {
 		!strings.Contains(body.Error.Message, "the clearinghouse built a 271 that its own parser reads with findings") {
 		t.Fatalf("body %s (%v)", w.Body, err)
 	}
-	if len(fr.events) != 1 {
-		t.Fatalf("%d events, want 1", len(fr.events))
+	if len(fr.Events()) != 1 {
+		t.Fatalf("%d events, want 1", len(fr.Events()))
 	}
-	ev := fr.events[0].Fields.(exchangeEvent)
-	if fr.events[0].Type != "x12_exchange" || ev.Status != 500 || ev.Transaction == nil || *ev.Transaction != "271" ||
+	ev := fr.Events()[0].Fields.(exchangeEvent)
+	if fr.Events()[0].Type != "x12_exchange" || ev.Status != 500 || ev.Transaction == nil || *ev.Transaction != "271" ||
 		!strings.Contains(ev.Error, "SE01") {
-		t.Errorf("event %s %+v", fr.events[0].Type, ev)
+		t.Errorf("event %s %+v", fr.Events()[0].Type, ev)
 	}
-	if len(rs.records) != 0 || rs.size != 0 || fr.held != 0 {
-		t.Errorf("a refused answer was recorded: %d records, %d bytes, %d held", len(rs.records), rs.size, fr.held)
+	if len(rs.records) != 0 || rs.size != 0 || fr.Used() != 0 {
+		t.Errorf("a refused answer was recorded: %d records, %d bytes, %d held", len(rs.records), rs.size, fr.Used())
 	}
 
 	// Without the hook the same request is answered: the check refused
