@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode"
 )
 
 // Limits a Listener applies unless told otherwise.
@@ -742,11 +743,18 @@ func fieldOf(msh []byte, sep byte, n int) []byte {
 // saying why.
 func (l *Listener) ack(d Delimiters, msh []byte, code string, cause error) []byte {
 	f := d.Field
+	// A field is echoed only when it holds no control character: an MLLP
+	// block character or a segment break in it would end the ACK's frame
+	// or segment early (the fields are split on the field separator only).
 	field := func(n int) []byte {
 		if msh == nil {
 			return nil
 		}
-		return fieldOf(msh, f, n)
+		v := fieldOf(msh, f, n)
+		if bytes.ContainsFunc(v, unicode.IsControl) {
+			return nil
+		}
+		return v
 	}
 	now := time.Now
 	if l.Now != nil {

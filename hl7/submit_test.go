@@ -127,3 +127,35 @@ func TestListenerAnsweredOverMLLP(t *testing.T) {
 		t.Errorf("%d rejects, want the stray bytes and M-2", n)
 	}
 }
+
+// A header field holding a control character (an MLLP end block, say) is
+// not echoed into the ACK: the ACK would end its frame or segment there.
+// Every ACK parses, and the clean fields are echoed.
+func TestListenerACKEchoesNoControls(t *testing.T) {
+	l := &hl7.Listener{}
+	for _, tc := range []struct {
+		name, data, controlID string
+	}{
+		{"end block in MSH.3 of an unreadable header", "MSH||\x1c0", ""},
+		{"start block in MSH.4", "MSH|^~\\&|APP|\x0bFAC|RECV|RFAC|20260101||ADT^A01|C-1|P|2.5\rPID|1\r", "C-1"},
+		{"end block in the control id", "MSH|^~\\&|APP|FAC|RECV|RFAC|20260101||ADT^A01|C\x1c2|P|2.5\rPID|1\r", ""},
+	} {
+		a := l.Submit("test", []byte(tc.data))
+		m, err := hl7.ParseMessage(a.ACK)
+		if err != nil {
+			t.Errorf("%s: the ACK %q does not parse: %v", tc.name, a.ACK, err)
+			continue
+		}
+		if got := m.Get(hl7.MustParsePath("MSA.2")).String(); got != tc.controlID {
+			t.Errorf("%s: MSA.2 %q, want %q", tc.name, got, tc.controlID)
+		}
+		if strings.ContainsAny(string(a.ACK), "\x0b\x1c") {
+			t.Errorf("%s: the ACK holds a block character: %q", tc.name, a.ACK)
+		}
+	}
+	a := l.Submit("test", []byte("MSH|^~\\&|APP|\x0bFAC|RECV|RFAC|20260101||ADT^A01|C-1|P|2.5\rPID|1\r"))
+	m, _ := hl7.ParseMessage(a.ACK)
+	if got := m.Get(hl7.MustParsePath("MSH.5")).String() + " " + m.Get(hl7.MustParsePath("MSH.6")).String(); got != "APP " {
+		t.Errorf("MSH.5 and MSH.6 of the ACK: %q, want the clean sender and no facility", got)
+	}
+}
