@@ -17,7 +17,6 @@ import (
 
 	"github.com/assaykit/assay/internal/chat"
 	"github.com/assaykit/assay/internal/pool"
-	"github.com/assaykit/assay/internal/retry"
 )
 
 // The environment variables LLMConfig.FromEnv reads.
@@ -131,17 +130,7 @@ func NewLLMMatcher(c LLMConfig) (*LLMMatcher, error) {
 	if c.Deterministic == nil {
 		c.Deterministic = Loose{}
 	}
-	p := retry.DefaultRetryPolicy()
-	p.RetryPOST = true // asking again is harmless
-	switch {
-	case c.MaxRetries < 0:
-		p.MaxRetries = 0
-	case c.MaxRetries > 0:
-		p.MaxRetries = c.MaxRetries
-	}
-	if c.RetryWait > 0 {
-		p.MinWait = c.RetryWait
-	}
+	p := chat.RetryPolicy(c.MaxRetries, c.RetryWait)
 	client, err := chat.New(chat.Config{BaseURL: c.URL, Model: c.Model, APIKey: c.APIKey, HTTPClient: c.HTTPClient,
 		Timeout: c.Timeout, Retry: &p, MaxAnswer: maxAnswer})
 	if err != nil {

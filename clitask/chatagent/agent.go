@@ -15,7 +15,6 @@ import (
 
 	"github.com/assaykit/assay/clitask"
 	"github.com/assaykit/assay/internal/chat"
-	"github.com/assaykit/assay/internal/retry"
 )
 
 // Defaults and limits.
@@ -90,17 +89,7 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.MaxTurns <= 0 {
 		cfg.MaxTurns = DefaultMaxTurns
 	}
-	p := retry.DefaultRetryPolicy()
-	p.RetryPOST = true // a completion asked again is harmless
-	switch {
-	case cfg.MaxRetries < 0:
-		p.MaxRetries = 0
-	case cfg.MaxRetries > 0:
-		p.MaxRetries = cfg.MaxRetries
-	}
-	if cfg.RetryWait > 0 {
-		p.MinWait = cfg.RetryWait
-	}
+	p := chat.RetryPolicy(cfg.MaxRetries, cfg.RetryWait)
 	client, err := chat.New(chat.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, HTTPClient: cfg.HTTPClient,
 		Timeout: cfg.CallTimeout, Retry: &p})
 	if err != nil {

@@ -92,14 +92,32 @@ func New(c Config) (*Client, error) {
 	if c.MaxAnswer <= 0 {
 		c.MaxAnswer = DefaultMaxAnswer
 	}
-	p := retry.DefaultRetryPolicy()
-	p.RetryPOST = true
+	p := RetryPolicy(0, 0)
 	if c.Retry != nil {
 		p = *c.Retry
 	}
 	home := origin.Of(u)
 	return &Client{cfg: c, endpoint: endpoint, shown: shown.String(), secret: origin.NewSecret(append(secrets, c.APIKey)...),
 		home: home, http: origin.Guard(c.HTTPClient, home, c.APIKey), policy: p.WithDefaults()}, nil
+}
+
+// RetryPolicy is retry.DefaultRetryPolicy with POST retried (a completion
+// asked again is harmless), as the clients' own settings adjust it:
+// maxRetries < 0 retries nothing, > 0 that many times, 0 the default;
+// minWait > 0 is the shortest wait between attempts.
+func RetryPolicy(maxRetries int, minWait time.Duration) retry.RetryPolicy {
+	p := retry.DefaultRetryPolicy()
+	p.RetryPOST = true
+	switch {
+	case maxRetries < 0:
+		p.MaxRetries = 0
+	case maxRetries > 0:
+		p.MaxRetries = maxRetries
+	}
+	if minWait > 0 {
+		p.MinWait = minWait
+	}
+	return p
 }
 
 // hideUserinfo returns raw with what comes before the last "@" of its

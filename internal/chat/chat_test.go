@@ -260,3 +260,23 @@ func TestUserinfoNeverShown(t *testing.T) {
 		hidden(t, "the error for "+bad, err.Error())
 	}
 }
+
+func TestRetryPolicy(t *testing.T) {
+	def := retry.DefaultRetryPolicy()
+	for _, tc := range []struct {
+		maxRetries int
+		minWait    time.Duration
+		wantMax    int
+		wantMin    time.Duration
+	}{
+		{0, 0, def.MaxRetries, def.MinWait},
+		{-1, 0, 0, def.MinWait},
+		{7, 3 * time.Second, 7, 3 * time.Second},
+	} {
+		p := chat.RetryPolicy(tc.maxRetries, tc.minWait)
+		if !p.RetryPOST || p.MaxRetries != tc.wantMax || p.MinWait != tc.wantMin {
+			t.Errorf("RetryPolicy(%d, %v) = POST %v, %d retries, min wait %v; want POST, %d, %v",
+				tc.maxRetries, tc.minWait, p.RetryPOST, p.MaxRetries, p.MinWait, tc.wantMax, tc.wantMin)
+		}
+	}
+}

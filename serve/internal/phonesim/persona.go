@@ -18,7 +18,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/assaykit/assay/internal/chat"
-	"github.com/assaykit/assay/internal/retry"
 	"github.com/assaykit/assay/internal/strictjson"
 )
 
@@ -76,9 +75,7 @@ func newBrain(c Config) (*brain, error) {
 		b.timeout = DefaultPersonaTimeout
 	}
 	if c.URL != "" {
-		p := retry.DefaultRetryPolicy()
-		p.RetryPOST = true
-		p.MaxRetries = 2
+		p := chat.RetryPolicy(2, 0)
 		p.MaxWait = 2 * time.Second
 		cl, err := chat.New(chat.Config{
 			BaseURL: c.URL, Model: c.Model, APIKey: c.APIKey, HTTPClient: c.HTTPClient,
