@@ -257,16 +257,8 @@ func (bw *BenchmarkWriter) closeJUnit(bm assert.BenchmarkResult) error {
 	if _, err := io.WriteString(bw.w, head); err != nil {
 		return err
 	}
-	if bw.spool != nil {
-		if err := bw.spoolW.Flush(); err != nil {
-			return err
-		}
-		if _, err := bw.spool.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		if _, err := io.Copy(bw.w, bw.spool); err != nil {
-			return err
-		}
+	if err := bw.replay(bw.w); err != nil {
+		return err
 	}
 	var b bytes.Buffer
 	enc := xml.NewEncoder(&b)
@@ -328,6 +320,21 @@ func benchmarkSuite(bm assert.BenchmarkResult, n int, shard string) junitSuite {
 		s.add(tc, 0)
 	}
 	return s
+}
+
+// replay copies what was spooled (nothing without a spool) to w.
+func (bw *BenchmarkWriter) replay(w io.Writer) error {
+	if bw.spool == nil {
+		return nil
+	}
+	if err := bw.spoolW.Flush(); err != nil {
+		return err
+	}
+	if _, err := bw.spool.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	_, err := io.Copy(w, bw.spool)
+	return err
 }
 
 // discard drops the spool file, if any.

@@ -263,16 +263,8 @@ func (bw *BenchmarkWriter) closeHTML(bm assert.BenchmarkResult) error {
 	if err := htmlTemplates().ExecuteTemplate(out, "head", p); err != nil {
 		return err
 	}
-	if bw.spool != nil {
-		if err := bw.spoolW.Flush(); err != nil {
-			return err
-		}
-		if _, err := bw.spool.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, bw.spool); err != nil {
-			return err
-		}
+	if err := bw.replay(out); err != nil {
+		return err
 	}
 	if err := htmlTemplates().ExecuteTemplate(out, "tail", p); err != nil {
 		return err
